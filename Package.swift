@@ -1,0 +1,63 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "PlayerHost",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "PlayerHost", targets: ["PlayerHost"]),
+        .library(name: "Plugins", targets: ["Plugins"]),
+        .executable(name: "playerhostd", targets: ["playerhostd"]),
+        .executable(name: "npctl", targets: ["npctl"]),
+        .executable(name: "ph-bench", targets: ["ph-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // The only target that sees libuv's headers. Everything else goes through Loop/.
+        .systemLibrary(
+            name: "CUV",
+            pkgConfig: "libuv",
+            providers: [.apt(["libuv1-dev"])]
+        ),
+        .target(
+            name: "PlayerHost",
+            dependencies: [
+                "CUV",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
+        .target(
+            name: "Plugins",
+            dependencies: ["PlayerHost"]
+        ),
+        .executableTarget(
+            name: "playerhostd",
+            dependencies: [
+                "PlayerHost", "Plugins",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "npctl",
+            dependencies: [
+                "PlayerHost",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "ph-bench",
+            dependencies: ["PlayerHost"]
+        ),
+        .testTarget(
+            name: "PlayerHostTests",
+            dependencies: ["PlayerHost", "Plugins"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
