@@ -1,0 +1,75 @@
+import CUV
+
+/// The base of every handle wrapper: one Swift object per libuv handle.
+///
+/// The object retains itself while the handle is open (libuv's `data` points at it), so callers
+/// need not keep a reference to, say, a timer they armed. The memory of the C handle is released
+/// only in libuv's close callback, after which the self-retain is dropped. `close()` is idempotent.
+public class LoopHandle {
+    let handle: UnsafeMutablePointer<uv_handle_t>
+    private let deallocate: (UnsafeMutablePointer<uv_handle_t>) -> Void
+    public let loop: EventLoop
+    /// True once `close()` was called (the close callback may still be pending).
+    public private(set) var isClosing = false
+    private var onClose: (() -> Void)?
+
+    init<H>(loop: EventLoop, pointer: UnsafeMutablePointer<H>) {
+        self.loop = loop
+        self.handle = UnsafeMutablePointer<uv_handle_t>(OpaquePointer(pointer))
+        self.deallocate = { h in UnsafeMutablePointer<H>(OpaquePointer(h)).deallocate() }
+    }
+
+    /// Called by subclasses once `uv_*_init` succeeded: from now on only the close callback frees.
+    func didInit() {
+        handle.pointee.data = Unmanaged.passRetained(self).toOpaque()
+    }
+
+    /// Called by subclasses when `uv_*_init` failed: nothing of libuv's refers to the memory.
+    func failedInit() {
+        deallocate(handle)
+        isClosing = true
+    }
+
+    /// Closes the handle; `then` runs from the close callback, when libuv is done with it.
+    public func close(then: (() -> Void)? = nil) {
+        guard !isClosing else {
+            if let then { then() }
+            return
+        }
+        isClosing = true
+        onClose = then
+        uv_close(handle) { h in
+            guard let h else { return }
+            let me = Unmanaged<LoopHandle>.fromOpaque(h.pointee.data!).takeRetainedValue()
+            h.pointee.data = nil
+            me.didClose()
+            me.deallocate(h)
+            let then = me.onClose
+            me.onClose = nil
+            then?()
+        }
+    }
+
+    /// Subclasses drop their callbacks here so closures capturing their owners are released.
+    func didClose() {}
+
+    /// Whether the handle keeps the loop alive.
+    public var isReferenced: Bool {
+        get { !isClosing && uv_has_ref(handle) != 0 }
+        set {
+            guard !isClosing else { return }
+            if newValue { uv_ref(handle) } else { uv_unref(handle) }
+        }
+    }
+
+    /// Whether the handle is active (armed, reading, listening…).
+    public var isActive: Bool { !isClosing && uv_is_active(handle) != 0 }
+
+    /// The wrapper of a C handle, from inside a libuv callback.
+    @inline(__always)
+    static func object<H, T: LoopHandle>(_ pointer: UnsafeMutablePointer<H>?, as: T.Type) -> T {
+        let h = UnsafeMutablePointer<uv_handle_t>(OpaquePointer(pointer!))
+        // Each wrapper sets `data` to itself, so the cast cannot fail; skip the dynamic check.
+        return unsafeDowncast(Unmanaged<LoopHandle>.fromOpaque(h.pointee.data!).takeUnretainedValue(), to: T.self)
+    }
+}

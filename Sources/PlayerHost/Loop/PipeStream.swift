@@ -1,0 +1,192 @@
+import CUV
+
+/// A byte stream over a Unix-domain socket or a pipe (libuv's `uv_pipe_t`): a connection the
+/// server accepted, a client connection, or a child's stdio.
+///
+/// Writes try the socket directly first (`uv_try_write`) and only copy and queue what the kernel
+/// did not take, so a reply that fits costs one syscall and no allocation. `pendingWriteBytes`
+/// bounds what a slow reader can make us hold.
+public final class PipeStream: LoopHandle {
+    private var onRead: ((UnsafeRawBufferPointer) -> Void)?
+    private var onEnd: ((LoopError?) -> Void)?
+    private var onConnect: ((LoopError?) -> Void)?
+    private var onWriteError: ((LoopError) -> Void)?
+    /// Bytes handed to libuv but not yet written to the socket.
+    public private(set) var pendingWriteBytes = 0
+    private var shutdownCallback: ((LoopError?) -> Void)?
+
+    var raw: UnsafeMutablePointer<uv_pipe_t> {
+        UnsafeMutablePointer<uv_pipe_t>(OpaquePointer(handle))
+    }
+    var stream: UnsafeMutablePointer<uv_stream_t> {
+        UnsafeMutablePointer<uv_stream_t>(OpaquePointer(handle))
+    }
+
+    /// A new, unconnected pipe handle.
+    public init(loop: EventLoop) throws(LoopError) {
+        let p = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
+        super.init(loop: loop, pointer: p)
+        let status = uv_pipe_init(loop.raw, p, 0)
+        if status < 0 {
+            failedInit()
+            throw LoopError(code: status, operation: "uv_pipe_init")
+        }
+        didInit()
+    }
+
+    /// Connects to the Unix socket at `path`; `completion` gets nil on success.
+    public func connect(path: String, _ completion: @escaping (LoopError?) -> Void) throws(LoopError) {
+        try UnixSocketPath.validate(path)
+        onConnect = completion
+        let req = UnsafeMutablePointer<uv_connect_t>.allocate(capacity: 1)
+        uv_pipe_connect(req, raw, path) { req, status in
+            let stream = req!.pointee.handle!
+            req!.deallocate()
+            let me = LoopHandle.object(stream, as: PipeStream.self)
+            let cb = me.onConnect
+            me.onConnect = nil
+            cb?(status < 0 ? LoopError(code: status, operation: "connect") : nil)
+        }
+    }
+
+    /// Wraps an already-open descriptor (e.g. a socket made elsewhere).
+    public func open(fileDescriptor fd: Int32) throws(LoopError) {
+        try LoopError.check(uv_pipe_open(raw, fd), "uv_pipe_open(fd \(fd))")
+    }
+
+    /// The underlying descriptor, or -1.
+    public var fileDescriptor: Int32 {
+        var fd: uv_os_fd_t = -1
+        guard !isClosing, uv_fileno(handle, &fd) == 0 else { return -1 }
+        return fd
+    }
+
+    /// The peer's uid and pid (SO_PEERCRED) of a connected Unix socket.
+    public func peerCredentials() -> (uid: UInt32, pid: Int32)? {
+        var uid: uid_t = 0
+        var pid: pid_t = 0
+        guard ph_peer_uid(fileDescriptor, &uid, &pid) == 0 else { return nil }
+        return (uid, pid)
+    }
+
+    /// Starts delivering bytes. The buffer is valid only during the callback. `onEnd` runs once,
+    /// with nil at end-of-stream or the error; reading stops then.
+    public func startReading(
+        onRead: @escaping (UnsafeRawBufferPointer) -> Void,
+        onEnd: @escaping (LoopError?) -> Void
+    ) throws(LoopError) {
+        self.onRead = onRead
+        self.onEnd = onEnd
+        let status = uv_read_start(stream, { h, _, buf in
+            let loop = EventLoop.from(h!.pointee.loop)
+            buf!.pointee.base = loop.readBuffer.baseAddress!.assumingMemoryBound(to: CChar.self)
+            buf!.pointee.len = loop.readBuffer.count
+        }, { s, nread, _ in
+            let me = LoopHandle.object(s, as: PipeStream.self)
+            if nread > 0 {
+                let buffer = UnsafeRawBufferPointer(start: me.loop.readBuffer.baseAddress, count: nread)
+                me.onRead?(buffer)
+            } else if nread < 0 {
+                uv_read_stop(me.stream)
+                let end = me.onEnd
+                me.onEnd = nil
+                me.onRead = nil
+                let error = LoopError(code: Int32(nread), operation: "read")
+                end?(error.isEOF ? nil : error)
+            }
+        })
+        try LoopError.check(status, "uv_read_start")
+    }
+
+    /// Stops delivering bytes (back-pressure); `startReading` resumes.
+    public func stopReading() {
+        guard !isClosing else { return }
+        uv_read_stop(stream)
+    }
+
+    /// Called when a queued write fails (the peer went away); the stream should then be closed.
+    public func onWriteFailure(_ callback: @escaping (LoopError) -> Void) {
+        onWriteError = callback
+    }
+
+    /// Writes all of `bytes`, in order after earlier writes. Returns at once; what the socket did
+    /// not take is copied and queued.
+    public func write(_ bytes: UnsafeRawBufferPointer) {
+        guard !isClosing, bytes.count > 0 else { return }
+        var offset = 0
+        if pendingWriteBytes == 0 {
+            var buf = uv_buf_t(
+                base: UnsafeMutablePointer(mutating: bytes.baseAddress!.assumingMemoryBound(to: CChar.self)),
+                len: bytes.count)
+            let n = uv_try_write(stream, &buf, 1)
+            if n == Int32(bytes.count) { return }
+            if n > 0 {
+                offset = Int(n)
+            } else if n != Int32(UV_EAGAIN.rawValue) {
+                onWriteError?(LoopError(code: n, operation: "write"))
+                return
+            }
+        }
+        queueWrite(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+    }
+
+    /// Convenience for arrays.
+    public func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { write($0) }
+    }
+
+    private func queueWrite(_ bytes: UnsafeRawBufferPointer) {
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+        copy.copyMemory(from: bytes)
+        let req = UnsafeMutablePointer<uv_write_t>.allocate(capacity: 1)
+        req.pointee.data = copy.baseAddress
+        var buf = uv_buf_t(base: copy.baseAddress!.assumingMemoryBound(to: CChar.self), len: copy.count)
+        pendingWriteBytes += bytes.count
+        let status = uv_write(req, stream, &buf, 1) { req, status in
+            let req = req!
+            let stream = req.pointee.handle!
+            let me = LoopHandle.object(stream, as: PipeStream.self)
+            let count = Int(uv_stream_get_write_queue_size(stream))
+            me.pendingWriteBytes = count
+            req.pointee.data.deallocate()
+            req.deallocate()
+            if status < 0 && status != Int32(UV_ECANCELED.rawValue) {
+                me.onWriteError?(LoopError(code: status, operation: "write"))
+            }
+        }
+        if status < 0 {
+            pendingWriteBytes -= bytes.count
+            copy.deallocate()
+            req.deallocate()
+            onWriteError?(LoopError(code: status, operation: "uv_write"))
+        }
+    }
+
+    /// Half-closes after every queued write is flushed; `completion` runs then.
+    public func shutdown(_ completion: @escaping (LoopError?) -> Void) {
+        guard !isClosing else { completion(nil); return }
+        shutdownCallback = completion
+        let req = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
+        let status = uv_shutdown(req, stream) { req, status in
+            let stream = req!.pointee.handle!
+            req!.deallocate()
+            let me = LoopHandle.object(stream, as: PipeStream.self)
+            let cb = me.shutdownCallback
+            me.shutdownCallback = nil
+            cb?(status < 0 ? LoopError(code: status, operation: "shutdown") : nil)
+        }
+        if status < 0 {
+            req.deallocate()
+            shutdownCallback = nil
+            completion(LoopError(code: status, operation: "uv_shutdown"))
+        }
+    }
+
+    override func didClose() {
+        onRead = nil
+        onEnd = nil
+        onConnect = nil
+        onWriteError = nil
+        shutdownCallback = nil
+    }
+}
