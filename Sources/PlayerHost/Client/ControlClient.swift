@@ -1,0 +1,172 @@
+import Glibc
+
+/// A blocking JSON-RPC client over the control socket, for npctl, scripts written in Swift,
+/// tests and the benchmark. Every wait has a deadline. Notifications that arrive while waiting
+/// for a reply are kept in `notifications`; requests from the host go to `requestHandler`.
+public final class ControlClient {
+    public let path: String
+    private var fd: Int32
+    private var inbox: [UInt8] = []
+    private var inboxStart = 0
+    private var nextID: Int64 = 1
+    /// Seconds to wait for any one reply.
+    public var timeout: Double
+    /// Notifications received so far (oldest first).
+    public var notifications: [JSON] = []
+    /// Answers requests the host sends (e.g. `command.handle`); unset → method not found.
+    public var requestHandler: ((String, JSON) -> Result<JSON, RPCError>)?
+
+    /// Connects to `path`.
+    public init(path: String, timeout: Double = 10) throws(ClientError) {
+        self.path = path
+        self.timeout = timeout
+        guard path.utf8.count <= UnixSocketPath.maxLength else {
+            throw .io("socket path too long (\(path.utf8.count) bytes, limit \(UnixSocketPath.maxLength)): \(path)")
+        }
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .io("socket: \(String(cString: strerror(errno)))") }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { dst in
+            for (i, b) in path.utf8.enumerated() { dst[i] = b }
+        }
+        let rc = withUnsafePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if rc != 0 {
+            let code = errno
+            Glibc.close(fd)
+            fd = -1
+            if code == ENOENT || code == ECONNREFUSED { throw .noDaemon(path: path) }
+            throw .io("connect \(path): \(String(cString: strerror(code)))")
+        }
+    }
+
+    deinit { close() }
+
+    public func close() {
+        if fd >= 0 { Glibc.close(fd); fd = -1 }
+    }
+
+    /// Calls `method` and returns its result, or throws the daemon's error as `.rpc`.
+    @discardableResult
+    public func call(_ method: String, _ params: [String: JSON] = [:]) throws(ClientError) -> JSON {
+        let id = nextID
+        nextID += 1
+        var line: [UInt8] = []
+        RPCEncoder.request(method: method, params: .object(params), id: id, into: &line)
+        try send(line)
+        while true {
+            let message = try readMessage()
+            if case .object(let o) = message, o["method"] == nil {
+                guard o["id"] == .int(id) else { continue }  // a stale reply: skip
+                if let e = o["error"] {
+                    throw .rpc(RPCError(code: e["code"]?.intValue ?? -32603,
+                                        message: e["message"]?.stringValue ?? "error", data: e["data"]))
+                }
+                return o["result"] ?? .null
+            }
+            try handleIncoming(message)
+        }
+    }
+
+    /// Sends a notification (no reply).
+    public func notify(_ method: String, _ params: [String: JSON] = [:]) throws(ClientError) {
+        var line: [UInt8] = []
+        RPCEncoder.notification(method: method, params: .object(params), into: &line)
+        try send(line)
+    }
+
+    /// Waits for the next notification (returning queued ones first), answering host requests.
+    public func nextNotification(timeout: Double? = nil) throws(ClientError) -> JSON {
+        if !notifications.isEmpty { return notifications.removeFirst() }
+        let saved = self.timeout
+        if let timeout { self.timeout = timeout }
+        defer { self.timeout = saved }
+        while true {
+            let message = try readMessage()
+            try handleIncoming(message)
+            if !notifications.isEmpty { return notifications.removeFirst() }
+        }
+    }
+
+    private func handleIncoming(_ message: JSON) throws(ClientError) {
+        guard case .object(let o) = message, case .string(let method)? = o["method"] else { return }
+        guard let rid = o["id"] else {
+            notifications.append(message)
+            return
+        }
+        let result = requestHandler?(method, o["params"] ?? .null) ?? .failure(.methodNotFound(method))
+        var line: [UInt8] = []
+        RPCEncoder.writeReply(id: rid, result, into: &line)
+        try send(line)
+    }
+
+    /// Writes raw bytes (tests use this for hostile input).
+    public func send(_ bytes: [UInt8]) throws(ClientError) {
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + off, bytes.count - off, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno == EPIPE || errno == ECONNRESET { throw .closed }
+                throw .io("write: \(String(cString: strerror(errno)))")
+            }
+            off += n
+        }
+    }
+
+    /// Reads one line (without its newline) within the timeout.
+    public func readLine() throws(ClientError) -> [UInt8] {
+        let deadline = Self.now() + timeout
+        while true {
+            if let nl = inbox[inboxStart...].firstIndex(of: 0x0A) {
+                let line = Array(inbox[inboxStart..<nl])
+                inboxStart = nl + 1
+                if inboxStart > 65536 || inboxStart == inbox.count {
+                    inbox.removeFirst(inboxStart)
+                    inboxStart = 0
+                }
+                return line
+            }
+            let remaining = deadline - Self.now()
+            if remaining <= 0 { throw .timeout(seconds: timeout) }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let pr = poll(&pfd, 1, Int32(min(remaining * 1000 + 1, 2_000_000_000)))
+            if pr < 0 {
+                if errno == EINTR { continue }
+                throw .io("poll: \(String(cString: strerror(errno)))")
+            }
+            if pr == 0 { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 65536, 0) }
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                if errno == ECONNRESET { throw .closed }
+                throw .io("read: \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { throw .closed }
+            inbox.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    /// Reads and parses one message.
+    public func readMessage() throws(ClientError) -> JSON {
+        let line = try readLine()
+        let parsed = line.withUnsafeBytes { b in
+            Result { () throws(JSONParseError) in try JSONParser.parse(b, maxDepth: 512) }
+        }
+        switch parsed {
+        case .success(let value): return value
+        case .failure(let error): throw .protocolViolation(error.message)
+        }
+    }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

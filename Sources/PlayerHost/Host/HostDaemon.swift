@@ -1,0 +1,110 @@
+import Glibc
+import Logging
+
+/// The daemon: one loop, the control server, signal handling and ordered shutdown, wired
+/// together. `run()` blocks until the host has shut down and every handle is closed.
+public final class HostDaemon {
+    public let loop: EventLoop
+    public let options: HostOptions
+    public let logger: Logger
+    public let dispatcher: RPCDispatcher
+    public private(set) var server: ControlServer!
+    private var lock: InstanceLock?
+    private var signals: [SignalWatcher] = []
+    /// Monotonic start time, for `host.stats` uptime.
+    let startedAt = EventLoop.hrtime()
+    public private(set) var isShuttingDown = false
+    /// Runs during shutdown after clients were told and before handles close (stop players,
+    /// save state). Later parts of the host add their steps here.
+    public var shutdownSteps: [(String, () -> Void)] = []
+    /// Runs on SIGHUP.
+    public var onReload: (() -> Void)?
+
+    public init(options: HostOptions, logger: Logger) throws(HostError) {
+        self.options = options
+        self.logger = logger
+        do { loop = try EventLoop() } catch { throw .loop(error) }
+        dispatcher = RPCDispatcher(limits: options.limits)
+        dispatcher.table.register(HostMethods.all(host: self))
+    }
+
+    /// Takes the lock, binds the socket, says ready, and runs the loop until shutdown completes.
+    public func run() throws(HostError) {
+        try start()
+        loop.run()
+        finish()
+    }
+
+    /// The start half of `run`, for tests that drive the loop themselves.
+    public func start() throws(HostError) {
+        // A client that vanishes mid-write must not kill the daemon.
+        signal(SIGPIPE, SIG_IGN)
+        do {
+            try SocketLocation.prepareDirectory(for: options.socketPath, isDefault: options.socketIsDefault)
+            lock = try InstanceLock(socketPath: options.socketPath)
+            server = ControlServer(loop: loop, dispatcher: dispatcher, path: options.socketPath, logger: logger)
+            try server.start()
+        } catch {
+            lock?.release()
+            lock = nil
+            throw .server(error)
+        }
+        server.onDisconnect = { [unowned self] rpc in
+            self.logger.debug("client \(rpc.id) (\(rpc.client.appName ?? "anonymous")) disconnected")
+        }
+        do {
+            for sig in [SIGTERM, SIGINT] {
+                let w = try SignalWatcher(loop: loop)
+                try w.start(signal: sig) { [unowned self] s in
+                    self.shutdown(reason: s == SIGTERM ? "SIGTERM" : "SIGINT")
+                }
+                signals.append(w)
+            }
+            let hup = try SignalWatcher(loop: loop)
+            try hup.start(signal: SIGHUP) { [unowned self] _ in
+                self.logger.info("SIGHUP: reloading configuration")
+                self.onReload?()
+            }
+            signals.append(hup)
+        } catch {
+            throw .loop(error)
+        }
+        logger.info("playerhostd \(HostVersion.string) listening on \(options.socketPath) (pid \(getpid()))")
+        if let fd = options.readyFD {
+            _ = write(fd, "R", 1)
+            close(fd)
+        }
+        SystemdNotifier.notify("READY=1\nMAINPID=\(getpid())", socket: options.notifySocket)
+    }
+
+    /// Ordered shutdown: stop accepting, tell clients, run the shutdown steps, close every
+    /// handle. The loop then runs dry and `run()` returns. Idempotent.
+    public func shutdown(reason: String) {
+        guard !isShuttingDown else { return }
+        isShuttingDown = true
+        logger.info("shutting down: \(reason)")
+        SystemdNotifier.notify("STOPPING=1", socket: options.notifySocket)
+        server.stopAccepting()
+        for rpc in server.connections {
+            rpc.notify(method: "event", params: ["topic": "host", "type": "shutdown", "reason": .string(reason)])
+        }
+        server.closeAll(reason: "host shutting down")
+        for (name, step) in shutdownSteps {
+            logger.debug("shutdown: \(name)")
+            step()
+        }
+        for s in signals { s.close() }
+        signals.removeAll()
+    }
+
+    /// After the loop ran dry: close it (asserting nothing is left) and drop the lock.
+    func finish() {
+        do { try loop.close() } catch { logger.error("closing the loop: \(error)") }
+        lock?.release()
+        lock = nil
+        logger.info("stopped")
+    }
+
+    /// Seconds since start.
+    public var uptime: Double { Double(EventLoop.hrtime() - startedAt) / 1e9 }
+}

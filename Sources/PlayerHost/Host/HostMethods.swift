@@ -1,0 +1,55 @@
+import Glibc
+
+/// The `host.*` methods and `rpc.discover`.
+enum HostMethods {
+    static func all(host: HostDaemon) -> [RPCMethod] {
+        [
+            .sync("host.hello", summary: "Introduce the client: the connection becomes an app that owns what it creates.",
+                  params: [.required("name", .string, "the app's name"), .optional("version", .string)],
+                  result: .object, resultSummary: "{protocol, version, app}") { call throws(RPCError) in
+                let name = try call.params.string("name")
+                guard !name.isEmpty, name.utf8.count <= 200 else {
+                    throw RPCError(.invalidArgument, "name must be 1 to 200 bytes", data: ["param": "name"])
+                }
+                let client = call.connection.client
+                client.appName = name
+                client.appVersion = try call.params.optionalString("version")
+                return [
+                    "protocol": .int(Int64(HostVersion.protocolVersion)),
+                    "version": .string(HostVersion.string),
+                    "app": .string(name),
+                ]
+            },
+            .sync("host.ping", summary: "Liveness check.", result: .string, resultSummary: "\"pong\"") { _ in
+                "pong"
+            },
+            .sync("host.version", summary: "The daemon's version and protocol version.", result: .object) { _ in
+                ["version": .string(HostVersion.string), "protocol": .int(Int64(HostVersion.protocolVersion))]
+            },
+            .sync("host.stats", summary: "Counters: connections, requests served, uptime.", result: .object) { [unowned host] _ in
+                [
+                    "connections": .int(Int64(host.server.connectionCount)),
+                    "connectionsAccepted": .int(Int64(host.server.totalAccepted)),
+                    "connectionsRefused": .int(Int64(host.server.totalRefused)),
+                    "requestsServed": .int(Int64(host.dispatcher.requestsServed)),
+                    "uptime": .double((host.uptime * 1000).rounded() / 1000),
+                    "pid": .int(Int64(getpid())),
+                ]
+            },
+            .sync("host.shutdown", summary: "Reply true, then shut down in order.", result: .boolean) { [unowned host] _ in
+                // After this reply is written: the timer fires on the next loop iteration.
+                if let t = try? Timer(loop: host.loop) {
+                    t.start(after: 0) { [unowned host] in
+                        t.close()
+                        host.shutdown(reason: "host.shutdown request")
+                    }
+                }
+                return true
+            },
+            .sync("rpc.discover", summary: "The OpenRPC document describing every method.", result: .object) { [unowned host] _ in
+                OpenRPCDocument.make(table: host.dispatcher.table, title: "PlayerHost control protocol",
+                                     version: HostVersion.string)
+            },
+        ]
+    }
+}

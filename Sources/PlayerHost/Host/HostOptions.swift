@@ -1,0 +1,17 @@
+/// How the daemon runs; filled from the command line (and later the config file).
+public struct HostOptions: Sendable {
+    /// The control socket's path.
+    public var socketPath: String
+    /// True when the path is the default one, whose directory we may create and tighten.
+    public var socketIsDefault: Bool
+    public var limits = RPCLimits()
+    /// A descriptor to write one byte to once the socket accepts (`--daemon`'s parent waits on it).
+    public var readyFD: Int32?
+    /// systemd's notify socket (`$NOTIFY_SOCKET`), told `READY=1` once the socket accepts.
+    public var notifySocket: String?
+
+    public init(socketPath: String, socketIsDefault: Bool) {
+        self.socketPath = socketPath
+        self.socketIsDefault = socketIsDefault
+    }
+}

@@ -1,0 +1,61 @@
+import Glibc
+
+/// Splits a byte stream into newline-terminated lines, holding at most `maxLine` bytes of an
+/// unfinished line. Complete lines inside one chunk are handed out without copying.
+public struct LineFramer {
+    /// The limit was hit: the line would be longer than `maxLine` bytes.
+    public struct LineTooLong: Error, Equatable {
+        public let limit: Int
+    }
+
+    public let maxLine: Int
+    private var partial: [UInt8] = []
+
+    public init(maxLine: Int) {
+        precondition(maxLine > 0)
+        self.maxLine = maxLine
+    }
+
+    /// Bytes of an unfinished line held so far.
+    public var bufferedCount: Int { partial.count }
+
+    /// Feeds a chunk; `line` runs for every complete line (without its `\n` or a `\r` before it).
+    public mutating func feed(
+        _ chunk: UnsafeRawBufferPointer,
+        line: (UnsafeRawBufferPointer) -> Void
+    ) throws(LineTooLong) {
+        guard let base = chunk.baseAddress, chunk.count > 0 else { return }
+        var start = 0
+        let end = chunk.count
+        while start < end {
+            guard let nl = memchr(base + start, 0x0A, end - start) else {
+                // No newline: keep the tail for the next chunk.
+                let tail = end - start
+                if partial.count + tail > maxLine { partial.removeAll(); throw LineTooLong(limit: maxLine) }
+                partial.append(contentsOf: UnsafeRawBufferPointer(start: base + start, count: tail))
+                return
+            }
+            let nlIndex = UnsafeRawPointer(nl) - base
+            let length = nlIndex - start
+            if partial.isEmpty {
+                if length > maxLine { throw LineTooLong(limit: maxLine) }
+                line(Self.trimCR(UnsafeRawBufferPointer(start: base + start, count: length)))
+            } else {
+                if partial.count + length > maxLine { partial.removeAll(); throw LineTooLong(limit: maxLine) }
+                partial.append(contentsOf: UnsafeRawBufferPointer(start: base + start, count: length))
+                let whole = partial
+                partial.removeAll(keepingCapacity: partial.capacity <= 64 * 1024)
+                whole.withUnsafeBytes { b in line(Self.trimCR(b)) }
+            }
+            start = nlIndex + 1
+        }
+    }
+
+    @inline(__always)
+    private static func trimCR(_ b: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        if b.count > 0 && b[b.count - 1] == 0x0D {
+            return UnsafeRawBufferPointer(rebasing: b[0..<(b.count - 1)])
+        }
+        return b
+    }
+}

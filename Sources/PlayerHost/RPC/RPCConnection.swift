@@ -1,0 +1,244 @@
+/// The protocol state of one connection, with no socket in it: bytes go in through `receive`,
+/// reply bytes accumulate in `output`, and the transport writes them out when `receive` returns or
+/// when `onOutput` asks. It frames lines, decodes JSON-RPC 2.0 (single, batch, notification),
+/// dispatches to the method table, keeps replies in request order even when some complete later,
+/// and carries requests the host sends to the client (and their responses).
+public final class RPCConnection {
+    /// What the transport should do after `receive`.
+    public enum Disposition: Equatable {
+        case keepOpen
+        /// Write what is in `output`, then close: the client broke a limit.
+        case closeAfterFlush(reason: String)
+    }
+
+    public let id: Int
+    public let dispatcher: RPCDispatcher
+    /// Per-client state owned by the host (which app this is, its subscriptions…).
+    public var context: AnyObject?
+    /// Bytes ready to be written to the client.
+    public var output: [UInt8] = []
+    /// Asks the transport to write `output` when bytes were added outside `receive` (an event,
+    /// a late reply, a request to the client).
+    public var onOutput: (() -> Void)?
+
+    private var framer: LineFramer
+    private var inReceive = false
+    private var slots: [ReplySlot] = []
+    private var slotHead = 0
+    private var nextOutgoingID: Int64 = 1
+    private var outgoing: [Int64: (Result<JSON, RPCError>) -> Void] = [:]
+    private var closeReason: String?
+
+    public init(id: Int, dispatcher: RPCDispatcher) {
+        self.id = id
+        self.dispatcher = dispatcher
+        self.framer = LineFramer(maxLine: dispatcher.limits.maxLineBytes)
+        output.reserveCapacity(4096)
+    }
+
+    /// Requests the host sent that still await the client's response.
+    public var pendingOutgoingCount: Int { outgoing.count }
+
+    /// Feeds bytes read from the client. Complete lines are handled at once; replies that are
+    /// ready are appended to `output`.
+    public func receive(_ bytes: UnsafeRawBufferPointer) -> Disposition {
+        guard closeReason == nil else { return .closeAfterFlush(reason: closeReason!) }
+        inReceive = true
+        defer { inReceive = false }
+        do {
+            try framer.feed(bytes) { line in handleLine(line) }
+        } catch {
+            let err = RPCError.limitExceeded("line longer than \(error.limit) bytes", limit: error.limit)
+            emit(.reply(id: .null, .failure(err)))
+            closeReason = err.message
+        }
+        if let closeReason { return .closeAfterFlush(reason: closeReason) }
+        return .keepOpen
+    }
+
+    /// Sends a notification (e.g. an event) to the client.
+    public func notify(method: String, params: JSON) {
+        RPCEncoder.notification(method: method, params: params, into: &output)
+        requestFlush()
+    }
+
+    /// Sends a request to the client; `completion` runs with its response, or with an error from
+    /// `failOutgoing` (timeout, disconnect). Returns the request id.
+    @discardableResult
+    public func request(method: String, params: JSON, completion: @escaping (Result<JSON, RPCError>) -> Void) -> Int64 {
+        let rid = nextOutgoingID
+        nextOutgoingID += 1
+        outgoing[rid] = completion
+        RPCEncoder.request(method: method, params: params, id: rid, into: &output)
+        requestFlush()
+        return rid
+    }
+
+    /// Ends an outgoing request without a response (timeout); a late response is then ignored.
+    public func failOutgoing(id rid: Int64, _ error: RPCError) {
+        if let completion = outgoing.removeValue(forKey: rid) { completion(.failure(error)) }
+    }
+
+    /// Fails every outgoing request (the client went away).
+    public func failAllOutgoing(_ error: RPCError) {
+        let all = outgoing
+        outgoing.removeAll()
+        for (_, completion) in all.sorted(by: { $0.key < $1.key }) { completion(.failure(error)) }
+    }
+
+    // MARK: - Lines
+
+    private func handleLine(_ line: UnsafeRawBufferPointer) {
+        if Self.isBlank(line) { return }
+        let value: JSON
+        do {
+            value = try JSONParser.parse(line, maxDepth: dispatcher.limits.maxDepth)
+        } catch {
+            emit(.reply(id: .null, .failure(.parseError(error.message))))
+            return
+        }
+        dispatcher.linesReceived += 1
+        switch value {
+        case .array(let items):
+            handleBatch(items)
+        default:
+            if isResponse(value) { return }
+            emit(dispatcher.handle(value, connection: self))
+        }
+    }
+
+    private func handleBatch(_ items: [JSON]) {
+        if items.isEmpty {
+            emit(.reply(id: .null, .failure(.invalidRequest("empty batch"))))
+            return
+        }
+        let limit = dispatcher.limits.maxBatch
+        if items.count > limit {
+            emit(.reply(id: .null, .failure(.limitExceeded("batch of \(items.count) requests", limit: limit, actual: items.count))))
+            return
+        }
+        var results: [RPCDispatcher.ItemResult] = []
+        results.reserveCapacity(items.count)
+        for item in items {
+            if isResponse(item) { continue }
+            let r = dispatcher.handle(item, connection: self)
+            if case .none = r { continue }
+            results.append(r)
+        }
+        if results.isEmpty { return }  // all notifications: nothing at all is sent
+        let slot = ReplySlot(parts: results.count)
+        for (i, r) in results.enumerated() {
+            switch r {
+            case .none: break
+            case .reply(let id, let result):
+                slot.fill(i, RPCEncoder.reply(id: id, result))
+            case .pending(let id, let promise):
+                promise.onComplete { [unowned self, slot] result in
+                    slot.fill(i, RPCEncoder.reply(id: id, result))
+                    self.drain()
+                }
+            }
+        }
+        enqueue(slot)
+    }
+
+    /// A response to a request the host sent; routes it and reports true.
+    private func isResponse(_ value: JSON) -> Bool {
+        guard case .object(let o) = value, o["method"] == nil,
+              o["result"] != nil || o["error"] != nil else { return false }
+        guard case .int(let rid)? = o["id"], let completion = outgoing.removeValue(forKey: rid) else {
+            return true  // unknown or late response: nothing to do
+        }
+        if let e = o["error"], case .object(let eo) = e {
+            let code = eo["code"]?.intValue ?? RPCErrorCode.internalError.rawValue
+            let message = eo["message"]?.stringValue ?? "error"
+            completion(.failure(RPCError(code: code, message: message, data: eo["data"])))
+        } else {
+            completion(.success(o["result"] ?? .null))
+        }
+        return true
+    }
+
+    // MARK: - Ordered replies
+
+    private func emit(_ r: RPCDispatcher.ItemResult) {
+        switch r {
+        case .none:
+            return
+        case .reply(let id, let result):
+            if slotHead == slots.count {
+                RPCEncoder.writeReply(id: id, result, into: &output)  // fast path: nothing ahead
+                requestFlush()
+            } else {
+                let slot = ReplySlot(parts: 0)
+                slot.single = RPCEncoder.reply(id: id, result)
+                enqueue(slot)
+            }
+        case .pending(let id, let promise):
+            let slot = ReplySlot(parts: 0)
+            enqueue(slot)
+            promise.onComplete { [unowned self, slot] result in
+                slot.single = RPCEncoder.reply(id: id, result)
+                self.drain()
+            }
+        }
+    }
+
+    private func enqueue(_ slot: ReplySlot) {
+        slots.append(slot)
+        drain()
+    }
+
+    private func drain() {
+        var wrote = false
+        while slotHead < slots.count, let bytes = slots[slotHead].bytes() {
+            output.append(contentsOf: bytes)
+            slotHead += 1
+            wrote = true
+        }
+        if slotHead == slots.count {
+            slots.removeAll(keepingCapacity: true)
+            slotHead = 0
+        }
+        if wrote { requestFlush() }
+    }
+
+    private func requestFlush() {
+        if !inReceive { onOutput?() }
+    }
+
+    private static func isBlank(_ line: UnsafeRawBufferPointer) -> Bool {
+        for b in line where b != 0x20 && b != 0x09 && b != 0x0D { return false }
+        return true
+    }
+}
+
+/// One reply (or one batch's replies) that may not be ready yet.
+final class ReplySlot {
+    var single: [UInt8]?
+    private var parts: [[UInt8]?]
+    private var missing: Int
+
+    init(parts: Int) {
+        self.parts = Array(repeating: nil, count: parts)
+        self.missing = parts
+    }
+
+    func fill(_ i: Int, _ bytes: [UInt8]) {
+        if parts[i] == nil { missing -= 1 }
+        parts[i] = bytes
+    }
+
+    /// The bytes to send, once everything is known.
+    func bytes() -> [UInt8]? {
+        if parts.isEmpty { return single.map { $0 + [0x0A] } }
+        guard missing == 0 else { return nil }
+        var out: [UInt8] = [0x5B]
+        for (i, p) in parts.enumerated() {
+            if i > 0 { out.append(0x2C) }
+            out.append(contentsOf: p!)
+        }
+        out.append(contentsOf: [0x5D, 0x0A])
+        return out
+    }
+}

@@ -1,0 +1,78 @@
+/// Validates JSON-RPC 2.0 request objects and runs their methods. Shared by every connection of a
+/// server; it holds the method table, the limits and the counters `host.stats` reports.
+public final class RPCDispatcher {
+    /// The outcome of one request object.
+    enum ItemResult {
+        /// A notification: nothing is sent, whatever happened.
+        case none
+        case reply(id: JSON, Result<JSON, RPCError>)
+        case pending(id: JSON, RPCPromise)
+    }
+
+    public var table: MethodTable
+    public let limits: RPCLimits
+    /// Requests (and notifications) that reached a method handler.
+    public internal(set) var requestsServed = 0
+    /// Lines that parsed as JSON.
+    public internal(set) var linesReceived = 0
+
+    public init(table: MethodTable = MethodTable(), limits: RPCLimits = RPCLimits()) {
+        self.table = table
+        self.limits = limits
+    }
+
+    func handle(_ value: JSON, connection: RPCConnection) -> ItemResult {
+        guard case .object(let o) = value else {
+            return .reply(id: .null, .failure(.invalidRequest("a request must be a JSON object")))
+        }
+        // The id first: if it is valid it is echoed even in an error reply.
+        let rawID = o["id"]
+        var id: JSON = .null
+        if let rawID {
+            switch rawID {
+            case .string, .int, .double, .null: id = rawID
+            default:
+                return .reply(id: .null, .failure(.invalidRequest("id must be a string, a number or null")))
+            }
+        }
+        let isNotification = rawID == nil
+        guard case .string("2.0")? = o["jsonrpc"] else {
+            return .reply(id: id, .failure(.invalidRequest("\"jsonrpc\" must be exactly \"2.0\"")))
+        }
+        guard case .string(let name)? = o["method"] else {
+            return .reply(id: id, .failure(.invalidRequest("\"method\" must be a string")))
+        }
+        let params: [String: JSON]
+        switch o["params"] {
+        case nil:
+            params = [:]
+        case .object(let p)?:
+            params = p
+        case .array(let a)? where a.isEmpty:
+            params = [:]
+        case .array?:
+            return isNotification ? .none : .reply(id: id, .failure(.invalidParams(
+                "params must be given by name (a JSON object)")))
+        default:
+            return .reply(id: id, .failure(.invalidRequest("params must be an object or an array")))
+        }
+        guard let method = table.method(named: name) else {
+            return isNotification ? .none : .reply(id: id, .failure(.methodNotFound(name)))
+        }
+        let outcome: RPCOutcome
+        do {
+            if !params.isEmpty || !method.params.isEmpty { try method.validate(params) }
+            requestsServed += 1
+            outcome = try method.handler(RPCCall(
+                method: name, params: RPCParams(params), connection: connection,
+                expectsReply: !isNotification))
+        } catch {
+            return isNotification ? .none : .reply(id: id, .failure(error))
+        }
+        if isNotification { return .none }
+        switch outcome {
+        case .result(let r): return .reply(id: id, .success(r))
+        case .deferred(let p): return .pending(id: id, p)
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Glibc
+import Logging
+
+/// The listening control socket and its connections. It owns the socket file: created with mode
+/// 0600 (the umask is set before bind, never a chmod after), removed on `stopAccepting`.
+public final class ControlServer {
+    public let loop: EventLoop
+    public let dispatcher: RPCDispatcher
+    public let path: String
+    let logger: Logger
+    private var listener: PipeServer?
+    private var clients: [Int: ClientConnection] = [:]
+    private var nextID = 1
+    /// Connections accepted since start.
+    public private(set) var totalAccepted = 0
+    /// Connections refused (wrong uid, over the cap).
+    public private(set) var totalRefused = 0
+
+    /// A client connected (after the uid check).
+    public var onConnect: ((RPCConnection) -> Void)?
+    /// A client went away, for whatever reason. Its `RPCConnection` is still readable.
+    public var onDisconnect: ((RPCConnection) -> Void)?
+
+    public init(loop: EventLoop, dispatcher: RPCDispatcher, path: String, logger: Logger) {
+        self.loop = loop
+        self.dispatcher = dispatcher
+        self.path = path
+        self.logger = logger
+    }
+
+    /// Open connections.
+    public var connectionCount: Int { clients.count }
+    public var connections: [RPCConnection] { clients.keys.sorted().map { clients[$0]!.rpc } }
+    public var isListening: Bool { listener != nil }
+
+    /// Binds and listens. The caller holds the instance lock, so an existing file at `path` is a
+    /// stale socket from a daemon that died, and is replaced.
+    public func start() throws(ServerError) {
+        if path.utf8.count > UnixSocketPath.maxLength {
+            throw .pathTooLong(path, limit: UnixSocketPath.maxLength)
+        }
+        var st = stat()
+        if lstat(path, &st) == 0 {
+            guard (st.st_mode & S_IFMT) == S_IFSOCK else {
+                throw .listen(path, reason: "a file that is not a socket is in the way")
+            }
+            logger.info("replacing stale socket \(path)")
+            unlink(path)
+        }
+        do throws(LoopError) {
+            let server = try PipeServer(loop: loop)
+            let old = umask(0o177)
+            defer { umask(old) }
+            do throws(LoopError) {
+                try server.bind(path: path)
+                try server.listen { [unowned self] error in self.acceptOne(error) }
+            } catch {
+                server.close()
+                throw error
+            }
+            listener = server
+        } catch {
+            throw .listen(path, reason: error.message)
+        }
+    }
+
+    private func acceptOne(_ error: LoopError?) {
+        guard let listener else { return }
+        if let error {
+            logger.warning("accept: \(error)")
+            return
+        }
+        let stream: PipeStream
+        do { stream = try listener.accept() } catch {
+            logger.warning("accept: \(error)")
+            return
+        }
+        let creds = stream.peerCredentials()
+        if creds?.uid != getuid() {
+            totalRefused += 1
+            logger.warning("refused a peer of uid \(creds.map { String($0.uid) } ?? "unknown") (we are uid \(getuid()))")
+            stream.close()
+            return
+        }
+        let id = nextID
+        nextID += 1
+        let rpc = RPCConnection(id: id, dispatcher: dispatcher)
+        let client = ClientConnection(stream: stream, rpc: rpc, server: self, peerPID: creds?.pid)
+        let limit = dispatcher.limits.maxConnections
+        if clients.count >= limit {
+            totalRefused += 1
+            logger.warning("refused a connection: \(limit) already open")
+            RPCEncoder.writeReply(
+                id: .null, .failure(.limitExceeded("too many connections", limit: limit)), into: &rpc.output)
+            client.flush()
+            client.closeAfterFlush(reason: "connection limit")
+            return
+        }
+        clients[id] = client
+        totalAccepted += 1
+        do { try client.start() } catch {
+            client.close(reason: "cannot read: \(error)")
+            return
+        }
+        onConnect?(rpc)
+    }
+
+    func connectionClosed(_ client: ClientConnection) {
+        guard clients.removeValue(forKey: client.rpc.id) != nil else { return }
+        client.rpc.failAllOutgoing(RPCError(.shuttingDown, "the client disconnected"))
+        onDisconnect?(client.rpc)
+    }
+
+    /// Closes one connection at once.
+    public func disconnect(_ rpc: RPCConnection, reason: String) {
+        clients[rpc.id]?.close(reason: reason)
+    }
+
+    /// Stops accepting and removes the socket file; existing connections go on.
+    public func stopAccepting() {
+        guard let listener else { return }
+        listener.close()
+        self.listener = nil
+        unlink(path)
+    }
+
+    /// Closes every connection after its queued output is written.
+    public func closeAll(reason: String) {
+        for id in clients.keys.sorted() { clients[id]?.closeAfterFlush(reason: reason) }
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Glibc
+import Logging
+import PlayerHost
+
+/// playerhostd: the PlayerHost daemon.
+@main
+struct Playerhostd: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "playerhostd",
+        abstract: "Hosts media player sessions and arbitrates which one is Now Playing.",
+        discussion: """
+            Runs in the foreground (systemd-friendly: READY=1 goes to $NOTIFY_SOCKET once the \
+            control socket accepts). --daemon detaches and returns once the socket accepts.
+            """,
+        version: HostVersion.string)
+
+    @Option(name: .long, help: "Control socket path (default: $XDG_RUNTIME_DIR/playerhost/control.sock).")
+    var socket: String?
+
+    @Flag(name: .long, help: "Detach into the background; return once the socket accepts connections.")
+    var daemon = false
+
+    @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    @Option(name: .long, help: "Most simultaneous client connections.")
+    var maxConnections: Int = RPCLimits().maxConnections
+
+    @Option(name: .long, help: "Longest accepted request line, in bytes.")
+    var maxLineBytes: Int = RPCLimits().maxLineBytes
+
+    @Option(name: .long, help: ArgumentHelp("Descriptor to signal readiness on (used by --daemon).", visibility: .private))
+    var readyFd: Int32?
+
+    func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("unknown log level '\(logLevel)'")
+        }
+        guard maxConnections > 0, maxLineBytes >= 1024 else {
+            throw ValidationError("--max-connections must be > 0 and --max-line-bytes >= 1024")
+        }
+    }
+
+    func run() throws {
+        let env = SocketLocation.currentEnvironment()
+        let path = SocketLocation.resolve(explicit: socket, environment: env)
+        if daemon {
+            let code = DaemonLauncher.launch(socketPath: path, arguments: Array(CommandLine.arguments.dropFirst()))
+            throw ExitCode(code)
+        }
+        let level = Logger.Level(rawValue: logLevel)!
+        LoggingSystem.bootstrap { label in
+            var h = StreamLogHandler.standardError(label: label)
+            h.logLevel = level
+            return h
+        }
+        let logger = Logger(label: "playerhostd")
+        var options = HostOptions(socketPath: path, socketIsDefault: socket == nil && env["PLAYERHOST_SOCKET"] == nil)
+        options.limits.maxConnections = maxConnections
+        options.limits.maxLineBytes = maxLineBytes
+        options.readyFD = readyFd
+        options.notifySocket = env["NOTIFY_SOCKET"]
+        do {
+            let host = try HostDaemon(options: options, logger: logger)
+            try host.run()
+        } catch {
+            FileHandleStderr.write("playerhostd: \(error)\n")
+            throw ExitCode(error.exitCode)
+        }
+    }
+}
+
+enum FileHandleStderr {
+    static func write(_ s: String) {
+        _ = s.withCString { Glibc.write(2, $0, strlen($0)) }
+    }
+}
