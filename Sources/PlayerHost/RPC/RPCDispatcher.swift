@@ -42,22 +42,30 @@ public final class RPCDispatcher {
         guard case .string(let name)? = o["method"] else {
             return .reply(id: id, .failure(.invalidRequest("\"method\" must be a string")))
         }
-        let params: [String: JSON]
-        switch o["params"] {
-        case nil:
-            params = [:]
-        case .object(let p)?:
-            params = p
-        case .array(let a)? where a.isEmpty:
-            params = [:]
-        case .array?:
-            return isNotification ? .none : .reply(id: id, .failure(.invalidParams(
-                "params must be given by name (a JSON object)")))
+        let rawParams = o["params"]
+        switch rawParams {
+        case nil, .object?, .array?: break
         default:
             return .reply(id: id, .failure(.invalidRequest("params must be an object or an array")))
         }
         guard let method = table.method(named: name) else {
             return isNotification ? .none : .reply(id: id, .failure(.methodNotFound(name)))
+        }
+        let params: [String: JSON]
+        switch rawParams {
+        case .object(let p)?:
+            params = p
+        case .array(let a)?:
+            // By position: the n-th value is the method's n-th declared parameter.
+            guard a.count <= method.params.count else {
+                return isNotification ? .none : .reply(id: id, .failure(.invalidParams(
+                    "\(name) takes at most \(method.params.count) parameter(s), \(a.count) given")))
+            }
+            var p: [String: JSON] = [:]
+            for (i, v) in a.enumerated() { p[method.params[i].name] = v }
+            params = p
+        default:
+            params = [:]
         }
         let outcome: RPCOutcome
         do {
