@@ -30,6 +30,9 @@ struct Playerhostd: ParsableCommand {
     @Option(name: .long, help: "Longest accepted request line, in bytes.")
     var maxLineBytes: Int = RPCLimits().maxLineBytes
 
+    @Option(name: .long, help: "Most reply bytes queued for a client that does not read, before it is disconnected.")
+    var maxOutputBytes: Int = RPCLimits().maxOutputBytes
+
     @Option(name: .long, help: ArgumentHelp("Descriptor to signal readiness on (used by --daemon).", visibility: .private))
     var readyFd: Int32?
 
@@ -59,6 +62,7 @@ struct Playerhostd: ParsableCommand {
         var options = HostOptions(socketPath: path, socketIsDefault: socket == nil && env["PLAYERHOST_SOCKET"] == nil)
         options.limits.maxConnections = maxConnections
         options.limits.maxLineBytes = maxLineBytes
+        options.limits.maxOutputBytes = maxOutputBytes
         options.readyFD = readyFd
         options.notifySocket = env["NOTIFY_SOCKET"]
         do {

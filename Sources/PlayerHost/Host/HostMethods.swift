@@ -34,6 +34,7 @@ enum HostMethods {
                     "requestsServed": .int(Int64(host.dispatcher.requestsServed)),
                     "uptime": .double((host.uptime * 1000).rounded() / 1000),
                     "pid": .int(Int64(getpid())),
+                    "timersArmed": .int(Int64(host.loop.activeHandleTypes.filter { $0 == "timer" }.count)),
                 ]
             },
             .sync("host.shutdown", summary: "Reply true, then shut down in order.", result: .boolean) { [unowned host] _ in

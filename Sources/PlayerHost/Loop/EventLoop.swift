@@ -22,7 +22,8 @@ public final class EventLoop {
     }
 
     let raw: UnsafeMutablePointer<uv_loop_t>
-    private var isClosed = false
+    /// True once `close()` succeeded.
+    public private(set) var isClosed = false
     /// One read buffer for every stream of this loop: libuv hands it to exactly one read callback
     /// at a time, which consumes it before returning, so no per-read allocation is needed.
     let readBuffer: UnsafeMutableRawBufferPointer
@@ -41,10 +42,12 @@ public final class EventLoop {
 
     deinit {
         if !isClosed {
-            // A loop that still has handles cannot be freed safely; closing it is the owner's job.
+            // Closing is the owner's job; do it here rather than leak or free live handles.
             _ = try? close()
         }
         readBuffer.deallocate()
+        // Kept until now (not freed in close) so counting handles after close reads valid memory.
+        raw.deallocate()
     }
 
     static func from(_ loop: UnsafeMutablePointer<uv_loop_t>?) -> EventLoop {
@@ -74,6 +77,8 @@ public final class EventLoop {
 
     /// How many handles the loop knows of, open or closing. Zero after `close()`: tests assert it.
     public var handleCount: Int {
+        // libuv poisons a closed loop's memory; uv_loop_close succeeding means no handle was left.
+        guard !isClosed else { return 0 }
         var count = 0
         withUnsafeMutablePointer(to: &count) { ptr in
             uv_walk(raw, { _, arg in
@@ -86,6 +91,7 @@ public final class EventLoop {
     /// How many handles are active (timers armed, streams reading, …). Used to prove the idle
     /// daemon arms nothing.
     public var activeHandleCount: Int {
+        guard !isClosed else { return 0 }
         var count = 0
         withUnsafeMutablePointer(to: &count) { ptr in
             uv_walk(raw, { handle, arg in
@@ -113,6 +119,5 @@ public final class EventLoop {
         let status = uv_loop_close(raw)
         try LoopError.check(status, "uv_loop_close")
         isClosed = true
-        raw.deallocate()
     }
 }

@@ -43,7 +43,9 @@ final class ClientConnection {
         rpc.output.withUnsafeBytes { stream.write($0) }
         rpc.output.removeAll(keepingCapacity: rpc.output.capacity <= 1 << 20)
         if stream.pendingWriteBytes > maxOutput {
-            close(reason: "client is not reading: \(stream.pendingWriteBytes) bytes queued (limit \(maxOutput))")
+            let reason = "client is not reading: \(stream.pendingWriteBytes) bytes queued (limit \(maxOutput))"
+            server.logger.warning("disconnecting client \(rpc.id): \(reason)")
+            close(reason: reason)
         }
     }
 
@@ -52,7 +54,9 @@ final class ClientConnection {
         guard !isClosed else { return }
         stream.stopReading()
         server.logger.info("closing connection \(rpc.id): \(reason)")
-        stream.shutdown { [unowned self] _ in self.close(reason: reason) }
+        // Strong on purpose: a connection refused at accept is in no table, so the pending
+        // shutdown is what keeps it alive until its last bytes are out.
+        stream.shutdown { [self] _ in self.close(reason: reason) }
     }
 
     /// Closes now, dropping anything unwritten. Idempotent.

@@ -1,0 +1,118 @@
+import Glibc
+import Testing
+@testable import PlayerHost
+
+/// Runs the real `playerhostd` binary (built beside the test bundle) as a child process on a
+/// private socket, and waits on events with deadlines: its ready pipe, its exit.
+final class DaemonHarness {
+    let loop: EventLoop
+    let directory: String
+    let socketPath: String
+    private(set) var process: ChildProcess?
+    private(set) var exit: ChildProcess.Exit?
+    private(set) var stderrText = ""
+    private var ready = false
+
+    /// The directory holding the package's built executables.
+    static var binDirectory: String {
+        var buf = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buf, 4095)
+        let me = String(decoding: buf[0..<max(n, 0)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return SocketLocation.directory(of: me)
+    }
+
+    static var playerhostd: String { binDirectory + "/playerhostd" }
+    static var npctl: String { binDirectory + "/npctl" }
+
+    /// A fresh temporary directory (short, to stay under the socket path limit).
+    static func makeTempDirectory() -> String {
+        var template = Array("/tmp/phtest-XXXXXX".utf8CString)
+        let p = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(p != nil, "mkdtemp failed")
+        return String(cString: p!)
+    }
+
+    init(directory: String? = nil, socketName: String = "control.sock") throws {
+        loop = try EventLoop()
+        self.directory = directory ?? Self.makeTempDirectory()
+        socketPath = self.directory + "/" + socketName
+    }
+
+    /// Starts the daemon with `arguments` and waits until its socket accepts (or it exits).
+    /// Returns true when ready.
+    @discardableResult
+    func start(_ arguments: [String] = [], environment: [String: String]? = nil, deadline: Double = 30) throws -> Bool {
+        ready = false
+        exit = nil
+        stderrText = ""
+        let p = try ChildProcess(
+            loop: loop, executable: Self.playerhostd,
+            arguments: ["--socket", socketPath, "--ready-fd", "3"] + arguments,
+            environment: environment,
+            stdio: [.ignore, .inherit, .pipe, .pipe],
+            onExit: { [unowned self] e in self.exit = e })
+        process = p
+        try p.pipes[2]!.startReading(onRead: { [unowned self] b in
+            self.stderrText += String(decoding: b, as: UTF8.self)
+        }, onEnd: { _ in })
+        try p.pipes[3]!.startReading(onRead: { [unowned self] b in
+            if b.contains(UInt8(ascii: "R")) { self.ready = true }
+        }, onEnd: { _ in })
+        _ = runUntil(deadline) { self.ready || self.exit != nil }
+        return ready
+    }
+
+    /// Runs the loop until `done` or the deadline; returns `done()`.
+    @discardableResult
+    func runUntil(_ seconds: Double, _ done: () -> Bool) -> Bool {
+        if done() { return true }
+        var expired = false
+        let watchdog = try! Timer(loop: loop)
+        watchdog.start(after: UInt64(seconds * 1000)) { expired = true }
+        while !done() && !expired { loop.run(.once) }
+        watchdog.close()
+        return done()
+    }
+
+    /// Sends `signal` and waits for the exit.
+    @discardableResult
+    func stop(signal: Int32 = SIGTERM, deadline: Double = 20) -> ChildProcess.Exit? {
+        if exit == nil { try? process?.kill(signal) }
+        return waitForExit(deadline: deadline)
+    }
+
+    func waitForExit(deadline: Double = 20) -> ChildProcess.Exit? {
+        runUntil(deadline) { self.exit != nil }
+        // Let the stderr pipe drain to its end.
+        loop.run(.noWait)
+        return exit
+    }
+
+    func client(timeout: Double = 10) throws -> ControlClient {
+        try ControlClient(path: socketPath, timeout: timeout)
+    }
+
+    /// Kills anything still running, closes the loop (asserting no handle is left) and removes
+    /// the directory.
+    func close() {
+        if exit == nil, process != nil { stop(signal: SIGKILL) }
+        process = nil
+        try? loop.close()
+        #expect(loop.handleCount == 0)
+        _ = try? runShell("rm -rf '\(directory)'")
+    }
+}
+
+/// Runs a shell command to completion and returns (status, stdout).
+@discardableResult
+func runShell(_ command: String) throws -> (status: Int64, output: String) {
+    let loop = try EventLoop()
+    var out = ""
+    var status: Int64 = -1
+    let p = try ChildProcess(loop: loop, executable: "/bin/sh", arguments: ["-c", command],
+                             stdio: [.ignore, .pipe, .inherit], onExit: { status = $0.status })
+    try p.pipes[1]!.startReading(onRead: { out += String(decoding: $0, as: UTF8.self) }, onEnd: { _ in })
+    loop.run()
+    try loop.close()
+    return (status, out)
+}

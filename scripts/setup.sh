@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the system packages PlayerHost needs, if any is missing. Safe to run again.
+set -euo pipefail
+
+packages=(libuv1-dev pkg-config socat python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  if [ -x /opt/swift/usr/bin/swift ]; then
+    echo "setup: swift is at /opt/swift/usr/bin; add it to PATH" >&2
+  else
+    echo "setup: a Swift 6 toolchain is required (swift not found on PATH)" >&2
+  fi
+  exit 1
+fi
