@@ -116,3 +116,12 @@ func runShell(_ command: String) throws -> (status: Int64, output: String) {
     try loop.close()
     return (status, out)
 }
+
+extension DaemonHarness {
+    /// The package's root directory (where Package.swift is), found from this source file.
+    static var packageRoot: String {
+        var dir = SocketLocation.directory(of: #filePath)
+        while dir != "/" && access(dir + "/Package.swift", F_OK) != 0 { dir = SocketLocation.directory(of: dir) }
+        return dir
+    }
+}

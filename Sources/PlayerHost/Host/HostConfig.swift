@@ -1,0 +1,202 @@
+import Glibc
+import TOMLKit
+
+/// The daemon's configuration file (TOML): host settings and the sessions to create at start.
+///
+/// ```toml
+/// coalesce_ms = 250
+/// [[session]]
+/// id = "main"
+/// kind = "main"
+/// category = "playback"
+/// activate = true
+/// bind_defaults = true
+/// autoplay = true
+/// [[session.item]]
+/// title = "Magnificent"
+/// artist = "U2"
+/// duration = 324
+/// ```
+public struct HostConfig: Codable, Sendable, Equatable {
+    /// Control socket path (the command line's `--socket` wins).
+    public var socket: String?
+    /// Log level (the command line's `--log-level` wins).
+    public var logLevel: String?
+    /// The now-playing coalescing window, in milliseconds.
+    public var coalesceMilliseconds: Int?
+    /// How long an out-of-process command target may take before `commandFailed`, in ms.
+    public var commandTimeoutMilliseconds: Int?
+    /// Values that never replace real metadata of the playing item.
+    public var placeholders: [String]?
+    /// Sessions to create at start (owned by the host; they survive clients).
+    public var sessions: [SessionConfig]
+
+    public init(sessions: [SessionConfig] = []) { self.sessions = sessions }
+
+    enum CodingKeys: String, CodingKey {
+        case socket
+        case logLevel = "log_level"
+        case coalesceMilliseconds = "coalesce_ms"
+        case commandTimeoutMilliseconds = "command_timeout_ms"
+        case placeholders
+        case sessions = "session"
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        socket = try c.decodeIfPresent(String.self, forKey: .socket)
+        logLevel = try c.decodeIfPresent(String.self, forKey: .logLevel)
+        coalesceMilliseconds = try c.decodeIfPresent(Int.self, forKey: .coalesceMilliseconds)
+        commandTimeoutMilliseconds = try c.decodeIfPresent(Int.self, forKey: .commandTimeoutMilliseconds)
+        placeholders = try c.decodeIfPresent([String].self, forKey: .placeholders)
+        sessions = try c.decodeIfPresent([SessionConfig].self, forKey: .sessions) ?? []
+    }
+
+    /// `$XDG_CONFIG_HOME/playerhost/playerhost.toml`, else `~/.config/playerhost/playerhost.toml`.
+    public static func defaultPath(environment: [String: String]) -> String {
+        if let x = environment["XDG_CONFIG_HOME"], !x.isEmpty { return x + "/playerhost/playerhost.toml" }
+        return (environment["HOME"] ?? "/root") + "/.config/playerhost/playerhost.toml"
+    }
+
+    /// Parses TOML text; errors name the problem in one line.
+    public static func parse(_ text: String, source: String = "config") throws(HostError) -> HostConfig {
+        let config: HostConfig
+        do {
+            config = try TOMLDecoder().decode(HostConfig.self, from: text)
+        } catch let e as TOMLParseError {
+            throw .config("\(source):\(e.source.begin.line):\(e.source.begin.column): \(e.description)")
+        } catch {
+            throw .config("\(source): \(Self.describe(error))")
+        }
+        try config.validate(source: source)
+        return config
+    }
+
+    /// Reads `path`. A missing file is an error only when `required` (the user named it).
+    public static func load(path: String, required: Bool) throws(HostError) -> HostConfig {
+        guard let f = fopen(path, "r") else {
+            if !required && errno == ENOENT { return HostConfig() }
+            throw .config("cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(f) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = fread(&chunk, 1, chunk.count, f)
+            if n <= 0 { break }
+            bytes += chunk[0..<n]
+        }
+        return try parse(String(decoding: bytes, as: UTF8.self), source: path)
+    }
+
+    func validate(source: String) throws(HostError) {
+        var seen = Set<String>()
+        for s in sessions {
+            guard !s.id.isEmpty else { throw .config("\(source): a [[session]] has an empty id") }
+            guard seen.insert(s.id).inserted else { throw .config("\(source): session id '\(s.id)' appears twice") }
+            if let p = s.players, !(1...16).contains(p) {
+                throw .config("\(source): session '\(s.id)': players must be 1…16, not \(p)")
+            }
+        }
+        if let c = coalesceMilliseconds, c < 0 { throw .config("\(source): coalesce_ms must be ≥ 0") }
+    }
+
+    /// The effective configuration as TOML (`playerhostd --print-config`).
+    public func tomlString() -> String {
+        (try? TOMLEncoder().encode(self)) ?? ""
+    }
+
+    private static func describe(_ error: Error) -> String {
+        switch error {
+        case DecodingError.typeMismatch(let type, let ctx):
+            return "\(path(ctx.codingPath)): expected \(type)"
+        case DecodingError.keyNotFound(let key, let ctx):
+            return "\(path(ctx.codingPath + [key])): missing"
+        case DecodingError.valueNotFound(let type, let ctx):
+            return "\(path(ctx.codingPath)): expected \(type)"
+        case DecodingError.dataCorrupted(let ctx):
+            return "\(path(ctx.codingPath)): \(ctx.debugDescription)"
+        default:
+            return "\(error)"
+        }
+    }
+
+    private static func path(_ keys: [CodingKey]) -> String {
+        keys.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined().trimmingLeadingDot()
+    }
+}
+
+/// A session the config creates at start.
+public struct SessionConfig: Codable, Sendable, Equatable {
+    public var id: String
+    public var kind: String
+    public var players: Int?
+    /// Audio category (`playback`, `playAndRecord`, `soloAmbient`, `ambient`).
+    public var category: String?
+    public var options: [String]?
+    /// Activate the audio session at start.
+    public var activate: Bool?
+    /// Target and enable the transport commands on the session's own players.
+    public var bindDefaults: Bool?
+    public var backgroundAudio: Bool?
+    public var automaticallyPublishes: Bool?
+    /// Start playing at once.
+    public var autoplay: Bool?
+    /// `off`, `one` or `all`.
+    public var repeatMode: String?
+    public var items: [ItemConfig]?
+
+    public init(id: String, kind: String) {
+        self.id = id
+        self.kind = kind
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, players, category, options, activate
+        case bindDefaults = "bind_defaults"
+        case backgroundAudio = "background_audio"
+        case automaticallyPublishes = "automatically_publishes"
+        case autoplay
+        case repeatMode = "repeat"
+        case items = "item"
+    }
+}
+
+/// A queue item in the config.
+public struct ItemConfig: Codable, Sendable, Equatable {
+    public var title: String
+    public var artist: String?
+    public var album: String?
+    public var duration: Double?
+    public var url: String?
+
+    public init(title: String, artist: String? = nil, album: String? = nil, duration: Double? = nil, url: String? = nil) {
+        self.title = title
+        self.artist = artist
+        self.album = album
+        self.duration = duration
+        self.url = url
+    }
+
+    enum CodingKeys: String, CodingKey { case title, artist, album, duration, url }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        title = try c.decode(String.self, forKey: .title)
+        artist = try c.decodeIfPresent(String.self, forKey: .artist)
+        album = try c.decodeIfPresent(String.self, forKey: .album)
+        url = try c.decodeIfPresent(String.self, forKey: .url)
+        // TOML tells integers from floats; `duration = 324` and `duration = 324.5` both mean seconds.
+        if let i = try? c.decodeIfPresent(Int.self, forKey: .duration) {
+            duration = Double(i)
+        } else {
+            duration = try c.decodeIfPresent(Double.self, forKey: .duration)
+        }
+    }
+}
+
+extension String {
+    fileprivate func trimmingLeadingDot() -> String {
+        hasPrefix(".") ? String(dropFirst()) : self
+    }
+}
