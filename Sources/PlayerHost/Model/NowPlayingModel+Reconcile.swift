@@ -110,6 +110,7 @@ extension NowPlayingModel {
             reason = .activeSessionChanged
         }
         nowPlayingSession = newSession
+        lastSlotReason = reason
         emit(.nowPlayingChanged(from: oldSession, to: newSession, reason: reason))
     }
 }

@@ -10,7 +10,7 @@
 /// - Operations are atomic: they run on a draft; a thrown `ModelError` leaves the model as it was.
 /// - Per-session state is diffed against what was last published after each step, so events
 ///   describe exactly what changed, and an operation that changes nothing emits nothing.
-public struct NowPlayingModel: Sendable {
+public struct NowPlayingModel: Sendable, Equatable {
     /// The host's own app: owns sessions made by non-app connections and orphaned
     /// background-audio sessions.
     public static let hostApp: AppID = "host"
@@ -24,6 +24,8 @@ public struct NowPlayingModel: Sendable {
     public internal(set) var clock: MonotonicInstant = .zero
 
     var nowPlayingApp: AppID?
+    /// Why the slot last changed hands (for `explain`).
+    var lastSlotReason: NowPlayingChangeReason?
     var clientApps: [ClientID: AppID] = [:]
     var baselines: [SessionID: Baseline] = [:]
     var reportedDeadline: MonotonicInstant?
