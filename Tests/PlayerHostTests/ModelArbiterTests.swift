@@ -233,4 +233,20 @@ import Testing
         _ = try m.closeSession("a", caller: .client(99), now: .zero)
         #expect(m.sessions["a"] == nil, "a connection that is not an app acts as the host")
     }
+
+    @Test func resignActiveHandsOverWithinTheApp() throws {
+        var m = NowPlayingModel()
+        try m.makeEligible("main")
+        try m.makeEligible("pip", kind: .pip)
+        _ = try m.play(session: "main", now: at(1))
+        let r = try m.resignActive("main", now: at(2))
+        #expect(r.value == BecomeActiveResult(active: false, reason: nil))
+        #expect(m.nowPlayingSession == "pip")
+        #expect(slotChanges(r.events).map(\.2) == [.promoted])
+        let alone = try m.resignActive("pip", now: at(3))
+        #expect(alone.value.active == false, "main takes over again")
+        _ = try m.closeSession("main", now: at(4))
+        let last = try m.resignActive("pip", now: at(5))
+        #expect(last.value.active && last.value.reason != nil)
+    }
 }

@@ -44,9 +44,8 @@ extension NowPlayingModel {
         case .changePlaybackPosition:
             // Remote UIs show content time; with ads, map back to the item's media time.
             let position = event.position ?? 0
-            let automatic = s.automaticallyPublishes
             return each { tl in
-                let ads = automatic ? AdSchedule(tl.currentItem?.effectiveInfo.adTimeRanges ?? []) : AdSchedule([])
+                let ads = adSchedule(s, tl)
                 try tl.seek(to: ads.mediaTime(position), at: t)
             }
         case .changePlaybackRate:

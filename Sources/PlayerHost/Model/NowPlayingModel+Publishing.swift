@@ -23,7 +23,7 @@ extension NowPlayingModel {
         }
         let t = p.timeline
         var info = item.effectiveInfo.removing(InfoKey.automatic).fillingGaps(from: base)
-        let ads = AdSchedule(info.adTimeRanges)
+        let ads = adSchedule(s, t)
         if let d = item.duration { info[.duration] = .number(ads.contentDuration(d)) }
         info[.elapsed] = .number(ads.contentTime(t.anchorElapsed))
         info[.rate] = .number(ads.isInAd(t.anchorElapsed) ? 0 : t.rate)
@@ -33,6 +33,15 @@ extension NowPlayingModel {
         var state = p.playbackState
         if interrupted, state != .playing { state = .interrupted }
         return PublishedInfo(info: info, playbackState: state, timestamp: t.anchorTime)
+    }
+
+    /// The ads of the current item of an automatically publishing session (item info first,
+    /// the session's own info as fallback); empty for manual sessions, whose app publishes
+    /// content time itself.
+    func adSchedule(_ s: Session, _ t: PlayerTimeline) -> AdSchedule {
+        guard s.automaticallyPublishes, let item = t.currentItem else { return AdSchedule([]) }
+        let own = item.effectiveInfo.adTimeRanges
+        return AdSchedule(own.isEmpty ? s.manualInfo.adTimeRanges : own)
     }
 
     /// A session's published info, or `sessionNotFound`.
@@ -55,7 +64,7 @@ extension NowPlayingModel {
         let published = publishedInfo(s)
         var info = published.info
         if s.automaticallyPublishes, let pid = s.playerIDs.first, let t = players[pid]?.timeline, t.currentItem != nil {
-            let ads = AdSchedule(info.adTimeRanges)
+            let ads = adSchedule(s, t)
             info[.elapsed] = .number(ads.contentTime(t.elapsed(at: now)))
         } else if let e = info.elapsed {
             let rate = info.rate ?? 0

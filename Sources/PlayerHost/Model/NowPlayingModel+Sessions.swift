@@ -254,3 +254,21 @@ extension NowPlayingModel {
         ]
     }
 }
+
+extension NowPlayingModel {
+    /// The inverse of a promotion (`npctl demote`): if `id` is its app's active session, the
+    /// app's next eligible session becomes active instead. `active` tells whether `id` still is
+    /// (it stays when no other session of its app is eligible; `reason` says so).
+    public mutating func resignActive(_ id: SessionID, now: MonotonicInstant) throws -> ModelResult<BecomeActiveResult> {
+        try perform(now) { m, _ in
+            let s = try m.session(id)
+            guard m.isActive(id) else { return BecomeActiveResult(active: false, reason: "not its app's active session") }
+            guard let other = m.orderedSessions.first(where: { $0.app == s.app && $0.id != id && Eligibility($0).isEligible }) else {
+                return BecomeActiveResult(active: true, reason: "no other eligible session of app \(s.app) can take over")
+            }
+            m.apps[s.app]?.preferredSession = other.id
+            m.promotedHint = other.id
+            return BecomeActiveResult(active: false, reason: nil)
+        }
+    }
+}

@@ -127,9 +127,8 @@ public struct NowPlayingModel: Sendable, Equatable {
         }
         // Ad boundaries are key moments only where published info is computed from a player.
         for s in sessions.values where s.automaticallyPublishes {
-            guard let pid = s.playerIDs.first, let t = players[pid]?.timeline, t.rate > 0,
-                let item = t.currentItem else { continue }
-            let ads = AdSchedule(item.effectiveInfo.fillingGaps(from: s.manualInfo).adTimeRanges)
+            guard let pid = s.playerIDs.first, let t = players[pid]?.timeline, t.rate > 0 else { continue }
+            let ads = adSchedule(s, t)
             if let b = ads.nextBoundary(after: t.anchorElapsed, before: t.duration) {
                 out.append((t.anchorTime.advanced(bySeconds: (b - t.anchorElapsed) / t.rate), .adBoundary(pid, b)))
             }
