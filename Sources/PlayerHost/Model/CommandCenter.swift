@@ -1,0 +1,146 @@
+/// A session's own remote command center (≈ MPNowPlayingSession.remoteCommandCenter).
+public struct CommandCenter: Sendable, Hashable {
+    public private(set) var commands: [RemoteCommandKind: RemoteCommand]
+
+    public init() {
+        commands = Dictionary(uniqueKeysWithValues: RemoteCommandKind.allCases.map { ($0, RemoteCommand(kind: $0)) })
+    }
+
+    public subscript(kind: RemoteCommandKind) -> RemoteCommand {
+        commands[kind] ?? RemoteCommand(kind: kind)
+    }
+
+    /// Commands that are enabled and targeted, in table order.
+    public var availableCommands: [RemoteCommandKind] {
+        RemoteCommandKind.allCases.filter { self[$0].isAvailable }
+    }
+
+    mutating func setEnabled(_ kind: RemoteCommandKind, _ enabled: Bool) {
+        commands[kind, default: RemoteCommand(kind: kind)].isEnabled = enabled
+    }
+
+    mutating func setConfiguration(_ kind: RemoteCommandKind, _ c: CommandConfiguration) {
+        commands[kind, default: RemoteCommand(kind: kind)].configuration = c
+    }
+
+    mutating func addTarget(_ kind: RemoteCommandKind, _ target: CommandTarget) {
+        commands[kind, default: RemoteCommand(kind: kind)].targets.append(target)
+    }
+
+    /// Removes one target by token (returns whether it was there) or all when `token` is nil.
+    @discardableResult
+    mutating func removeTarget(_ kind: RemoteCommandKind, token: Int?) -> Bool {
+        guard var c = commands[kind] else { return false }
+        let before = c.targets.count
+        if let token { c.targets.removeAll { $0.token == token } } else { c.targets.removeAll() }
+        commands[kind] = c
+        return c.targets.count != before
+    }
+
+    /// Removes every external target owned by `client`; returns the commands that changed.
+    mutating func removeTargets(ownedBy client: ClientID) -> [RemoteCommandKind] {
+        var changed: [RemoteCommandKind] = []
+        for kind in RemoteCommandKind.allCases {
+            guard var c = commands[kind] else { continue }
+            let before = c.targets.count
+            c.targets.removeAll { $0.handler == .external(client) }
+            if c.targets.count != before {
+                commands[kind] = c
+                changed.append(kind)
+            }
+        }
+        return changed
+    }
+
+    /// The command holding `token`, if any.
+    func command(holding token: Int) -> RemoteCommandKind? {
+        RemoteCommandKind.allCases.first { k in self[k].targets.contains { $0.token == token } }
+    }
+
+    /// An array of every command's JSON, in table order.
+    public func toJSON() -> JSON {
+        .array(RemoteCommandKind.allCases.map { self[$0].toJSON() })
+    }
+}
+
+/// A command event as handlers receive it: the command and its normalized payload.
+///
+/// Normalization fills what the host promises (a skip without `interval` gets
+/// `preferredIntervals[0]`) and validates what a handler relies on (a rate among the supported
+/// ones, a position, a repeat type…). Unknown payload keys pass through untouched.
+public struct CommandEvent: Sendable, Hashable {
+    public let command: RemoteCommandKind
+    public let payload: [String: JSON]
+
+    public var interval: Double? { payload["interval"]?.doubleValue }
+    public var position: Double? { payload["position"]?.doubleValue }
+    public var rate: Double? { payload["rate"]?.doubleValue }
+
+    /// `{command, …payload}`, the params of a `command.handle` request.
+    public func toJSON() -> JSON {
+        var o = payload
+        o["command"] = .string(command.rawValue)
+        return .object(o)
+    }
+
+    /// Validates and completes a sender's payload against the command's configuration.
+    init(command: RemoteCommandKind, payload raw: [String: JSON], configuration c: CommandConfiguration) throws {
+        var p = raw
+        func bad(_ message: String) -> ModelError {
+            ModelError.invalid("\(command.rawValue): \(message)", ["command": .string(command.rawValue)])
+        }
+        func requiredNumber(_ key: String) throws -> Double {
+            guard let d = p[key]?.doubleValue, d.isFinite else { throw bad("\(key) (a number) is required") }
+            return d
+        }
+        func requiredEnum(_ key: String, _ allowed: [String]) throws {
+            guard let s = p[key]?.stringValue, allowed.contains(s) else {
+                throw bad("\(key) must be one of \(allowed.joined(separator: ", "))")
+            }
+        }
+        switch command {
+        case .skipForward, .skipBackward:
+            if let given = p["interval"], !given.isNull {
+                guard let d = given.doubleValue, d.isFinite, d > 0 else { throw bad("interval must be a number > 0") }
+                p["interval"] = .double(d)
+            } else {
+                p["interval"] = .double(c.preferredIntervals.first ?? 15)
+            }
+        case .seekForward, .seekBackward:
+            try requiredEnum("type", ["begin", "end"])
+        case .changePlaybackPosition:
+            guard try requiredNumber("position") >= 0 else { throw bad("position must be >= 0") }
+        case .changePlaybackRate:
+            let r = try requiredNumber("rate")
+            guard c.supportedPlaybackRates.contains(r) else {
+                throw ModelError.invalid(
+                    "changePlaybackRate: rate \(r) is not one of supportedPlaybackRates",
+                    ["command": "changePlaybackRate", "rate": .double(r),
+                     "supportedPlaybackRates": .array(c.supportedPlaybackRates.map { .double($0) })])
+            }
+        case .changeRepeatMode:
+            try requiredEnum("repeatType", RepeatMode.allCases.map(\.rawValue))
+        case .changeShuffleMode:
+            try requiredEnum("shuffleType", ShuffleMode.allCases.map(\.rawValue))
+        case .rating:
+            let r = try requiredNumber("rating")
+            guard r >= c.minimumRating, r <= c.maximumRating else {
+                throw bad("rating must be within [\(c.minimumRating), \(c.maximumRating)]")
+            }
+        case .like, .dislike, .bookmark:
+            if let n = p["isNegative"], !n.isNull {
+                guard n.boolValue != nil else { throw bad("isNegative must be a boolean") }
+            } else {
+                p["isNegative"] = false
+            }
+        case .enableLanguageOption, .disableLanguageOption:
+            guard let o = p["languageOption"], o.objectValue != nil || o.stringValue != nil else {
+                throw bad("languageOption (an object or a language tag) is required")
+            }
+        case .play, .pause, .stop, .togglePlayPause, .nextTrack, .previousTrack:
+            break
+        }
+        self.command = command
+        self.payload = p
+    }
+}

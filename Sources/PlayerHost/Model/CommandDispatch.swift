@@ -1,0 +1,64 @@
+/// A call the host must make to an out-of-process command target.
+///
+/// The host sends `toJSON()` as the params of a `command.handle` request to `client`, waits for
+/// its status (with its own timeout), then calls `NowPlayingModel.resumeCommand(_:status:now:)`.
+/// No answer in time, a malformed answer, or a disconnected client → `.commandFailed`.
+public struct ExternalInvocation: Sendable, Hashable {
+    /// The dispatch this call belongs to.
+    public let dispatchID: UInt64
+    public let client: ClientID
+    public let token: Int
+    public let session: SessionID
+    public let event: CommandEvent
+
+    /// `{session, token, command, …payload}`.
+    public func toJSON() -> JSON {
+        var o = event.toJSON().objectValue ?? [:]
+        o["session"] = .string(session)
+        o["token"] = .int(Int64(token))
+        return .object(o)
+    }
+}
+
+/// A command on its way through its targets, in order.
+///
+/// Built-in targets run inside the model; at each external target the dispatch stops and
+/// `awaiting` names the call to make. The host keeps the value until the answer comes back.
+/// Targets are those present when the command was sent; one removed meanwhile is skipped.
+public struct CommandDispatch: Sendable, Hashable {
+    public let id: UInt64
+    public let session: SessionID
+    public let event: CommandEvent
+    let targets: [CommandTarget]
+    var nextTarget = 0
+    /// One status per target that ran, in order.
+    public internal(set) var statuses: [CommandStatus] = []
+    /// The external call the dispatch waits for, if any.
+    public internal(set) var awaiting: ExternalInvocation?
+
+    public var command: RemoteCommandKind { event.command }
+
+    /// The first non-success status, else success.
+    public var status: CommandStatus { statuses.first { $0 != .success } ?? .success }
+}
+
+/// Where a sent command stands.
+public enum CommandProgress: Sendable, Hashable {
+    /// Every target ran.
+    case finished(CommandOutcome)
+    /// Waiting for `dispatch.awaiting` (also listed in the result's actions).
+    case awaiting(CommandDispatch)
+}
+
+/// The result of a command: `{session, status}` on the wire.
+public struct CommandOutcome: Sendable, Hashable {
+    public let session: SessionID
+    public let command: RemoteCommandKind
+    public let status: CommandStatus
+    /// Per target, in order.
+    public let statuses: [CommandStatus]
+
+    public func toJSON() -> JSON {
+        ["session": .string(session), "command": .string(command.rawValue), "status": .string(status.name)]
+    }
+}

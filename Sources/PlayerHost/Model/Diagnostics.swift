@@ -1,0 +1,104 @@
+/// `npctl doctor`: the seeds' diagnostic tree as data.
+extension NowPlayingModel {
+    /// Every fault of a session, most severe first, each with its fix.
+    public func diagnostics(session id: SessionID, now: MonotonicInstant) throws -> [Diagnostic] {
+        var m = self
+        let t = max(now, clock)
+        m.settle(to: t)
+        return m.faults(of: try m.session(id))
+    }
+
+    /// `doctor`: per session (or one) its category, options, active, every command's enabled
+    /// and targets, which info keys are present, the explanation and the faults.
+    public func doctorJSON(session: SessionID? = nil, now: MonotonicInstant) throws -> JSON {
+        var m = self
+        let t = max(now, clock)
+        m.settle(to: t)
+        let list = try session.map { [try m.session($0)] } ?? m.orderedSessions
+        return .array(list.map { s in
+            let published = m.publishedInfo(s)
+            return [
+                "session": .string(s.id),
+                "audio": s.audio.toJSON(),
+                "commands": .array(RemoteCommandKind.allCases.map { k in
+                    let c = s.commandCenter[k]
+                    return ["command": .string(k.rawValue), "isEnabled": .bool(c.isEnabled),
+                            "targets": .int(Int64(c.targets.count)), "isAvailable": .bool(c.isAvailable)]
+                }),
+                "infoKeys": .array(published.info.keys.map { .string($0.rawValue) }),
+                "automaticallyPublishes": .bool(s.automaticallyPublishes),
+                "explanation": m.explanation(of: s).toJSON(),
+                "faults": .array(m.faults(of: s).map { $0.toJSON() }),
+            ]
+        })
+    }
+
+    func faults(of s: Session) -> [Diagnostic] {
+        var out: [Diagnostic] = Eligibility(s).failures.map {
+            Diagnostic(severity: .error, code: $0.code, message: $0.reason, fix: $0.fix)
+        }
+        let published = publishedInfo(s)
+        let info = published.info
+        let sessionPlayers = players(of: s)
+        let playing = sessionPlayers.contains { $0.timeline.isPlaying }
+        let loaded = sessionPlayers.contains { $0.timeline.currentItem != nil }
+
+        for (i, p) in sessionPlayers.enumerated() where p.timeline.status == .failed {
+            out.append(Diagnostic(severity: .error, code: "playerFailed", message: "player \(i) failed",
+                                  fix: "player.load \(s.id) again with a playable item"))
+        }
+        if !s.automaticallyPublishes {
+            let rate = info.rate ?? 0
+            if playing, rate == 0 {
+                out.append(Diagnostic(severity: .error, code: "rateZeroWhilePlaying",
+                                      message: "rate is 0 while the player is playing: displays show paused",
+                                      fix: "publish elapsed and rate together when playback starts (info.update {elapsed, rate})"))
+            } else if !playing, loaded, rate > 0 {
+                out.append(Diagnostic(severity: .error, code: "rateWhilePaused",
+                                      message: "rate is \(rate) while the player is paused: displays keep counting",
+                                      fix: "publish elapsed and rate 0 when playback pauses"))
+            }
+            if info.duration != nil, info.elapsed == nil {
+                out.append(Diagnostic(severity: .warning, code: "noElapsed",
+                                      message: "no elapsed: the progress bar cannot move",
+                                      fix: "publish elapsed at the key moments (play, pause, seek, track change)"))
+            }
+        }
+        if info.title == nil {
+            out.append(Diagnostic(severity: .warning, code: "noTitle", message: "no title: nothing will display",
+                                  fix: s.automaticallyPublishes ? "give the current item a title (or info.update {title})"
+                                      : "info.update \(s.id) {title}"))
+        }
+        if info.duration == nil, !info.isLiveStream, !(info.isEmpty && !loaded) {
+            out.append(Diagnostic(severity: .warning, code: "noDuration",
+                                  message: "no duration: displays cannot show progress",
+                                  fix: "give items a duration, or set isLiveStream for live content"))
+        }
+        if info[.artwork] == nil {
+            out.append(Diagnostic(severity: .info, code: "noArtwork", message: "no artwork: displays show a placeholder",
+                                  fix: "set artwork {id, bounds, sources}"))
+        }
+        for k in [RemoteCommandKind.skipForward, .skipBackward] {
+            let c = s.commandCenter[k]
+            if c.isEnabled, c.configuration.preferredIntervals.isEmpty {
+                out.append(Diagnostic(severity: .warning, code: "noPreferredIntervals",
+                                      message: "\(k.rawValue) has no preferredIntervals: remotes cannot label the button",
+                                      fix: "command.configure \(s.id) \(k.rawValue) {preferredIntervals: [15]}"))
+            }
+        }
+        let rate = s.commandCenter[.changePlaybackRate]
+        if rate.isEnabled, rate.configuration.supportedPlaybackRates.isEmpty {
+            out.append(Diagnostic(severity: .warning, code: "noSupportedRates",
+                                  message: "changePlaybackRate has no supportedPlaybackRates: every rate is refused",
+                                  fix: "command.configure \(s.id) changePlaybackRate {supportedPlaybackRates: [1, 1.5, 2]}"))
+        }
+        if s.app != Self.hostApp, !s.audio.backgroundAudio {
+            out.append(Diagnostic(severity: .info, code: "noBackgroundAudio",
+                                  message: "without backgroundAudio the session stops when app \(s.app) disconnects",
+                                  fix: "create the session with backgroundAudio true if it should outlive its app"))
+        }
+        let rank: [Diagnostic.Severity: Int] = [.error: 0, .warning: 1, .info: 2]
+        return out.enumerated().sorted { (rank[$0.element.severity]!, $0.offset) < (rank[$1.element.severity]!, $1.offset) }
+            .map(\.element)
+    }
+}

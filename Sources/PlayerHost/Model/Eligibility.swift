@@ -1,0 +1,70 @@
+/// Why a session can or cannot become active (SPEC §1, Eligibility).
+///
+/// All of: (1) a non-mixable category, (2) audio active and not interrupted, (3) at least one
+/// available (enabled and targeted) command. Every failing condition is listed, in that order,
+/// with the exact reason, so `arbiter.explain` and `npctl doctor` can name the fault.
+public struct Eligibility: Sendable, Hashable {
+    /// One failed condition: a stable code, the sentence, and how to fix it.
+    public struct Failure: Sendable, Hashable {
+        public var code: String
+        public var reason: String
+        public var fix: String
+    }
+
+    public var failures: [Failure]
+
+    public var isEligible: Bool { failures.isEmpty }
+
+    /// The failure sentences, e.g. `["category ambient is mixable: never Now Playing"]`.
+    public var reasons: [String] { failures.map(\.reason) }
+
+    /// The eligibility of `session`.
+    public init(_ session: Session) {
+        var f: [Failure] = []
+        let a = session.audio
+        let id = session.id
+        if a.category == .ambient {
+            f.append(Failure(code: "mixableCategory", reason: "category ambient is mixable: never Now Playing",
+                             fix: "audio.configure \(id) with category playback"))
+        }
+        for option in a.options.sorted() {
+            let reason = option == .mixWithOthers
+                ? "option mixWithOthers makes the audio session mixable: never Now Playing"
+                : "option duckOthers implies mixWithOthers: never Now Playing"
+            f.append(Failure(code: "mixableOption", reason: reason,
+                             fix: "audio.configure \(id) without the \(option.rawValue) option"))
+        }
+        if !a.isActive {
+            f.append(Failure(code: "audioInactive", reason: "audio session not active", fix: "audio.activate \(id)"))
+        } else if a.isInterrupted {
+            let by = a.interruptions.sorted().map { src -> String in
+                switch src {
+                case .system: return "the system"
+                case .session(let s): return "session \(s)"
+                }
+            }.joined(separator: " and ")
+            f.append(Failure(code: "interrupted", reason: "audio session interrupted by \(by)",
+                             fix: "wait for the interruption to end, or audio.activate \(id) again"))
+        }
+        let center = session.commandCenter
+        if center.availableCommands.isEmpty {
+            var details: [String] = []
+            for kind in RemoteCommandKind.allCases {
+                let c = center[kind]
+                if !c.targets.isEmpty, !c.isEnabled { details.append("\(kind.rawValue) has a target but is disabled") }
+                if c.isEnabled, c.targets.isEmpty { details.append("\(kind.rawValue) is enabled but has no target") }
+            }
+            let reason = details.isEmpty
+                ? "no available command: no command is enabled and targeted"
+                : "no available command: " + details.joined(separator: "; ")
+            f.append(Failure(code: "noAvailableCommand", reason: reason,
+                             fix: "command.bindDefaults \(id), or command.enable and command.addTarget"))
+        }
+        failures = f
+    }
+
+    /// `{eligible, reasons}`.
+    public func toJSON() -> JSON {
+        ["eligible": .bool(isEligible), "reasons": .array(reasons.map { .string($0) })]
+    }
+}

@@ -1,0 +1,96 @@
+/// `arbiter.explain` for one session: eligible or not and why, active or not and why,
+/// Now Playing or not and why.
+public struct SessionExplanation: Sendable, Hashable {
+    public var session: SessionID
+    public var app: AppID
+    public var eligibility: Eligibility
+    public var isActive: Bool
+    public var activeReason: String
+    public var isNowPlaying: Bool
+    public var nowPlayingReason: String
+
+    /// `{session, app, eligible, reasons, isActive, activeReason, isNowPlaying, nowPlayingReason}`.
+    public func toJSON() -> JSON {
+        [
+            "session": .string(session), "app": .string(app),
+            "eligible": .bool(eligibility.isEligible), "reasons": .array(eligibility.reasons.map { .string($0) }),
+            "isActive": .bool(isActive), "activeReason": .string(activeReason),
+            "isNowPlaying": .bool(isNowPlaying), "nowPlayingReason": .string(nowPlayingReason),
+        ]
+    }
+}
+
+/// One fault `doctor` found, with the fix.
+public struct Diagnostic: Sendable, Hashable {
+    public enum Severity: String, Sendable, Hashable { case error, warning, info }
+
+    public var severity: Severity
+    /// Stable slug (`noTitle`, `rateZeroWhilePlaying`, `audioInactive`, …).
+    public var code: String
+    public var message: String
+    public var fix: String
+
+    public func toJSON() -> JSON {
+        ["severity": .string(severity.rawValue), "code": .string(code), "message": .string(message), "fix": .string(fix)]
+    }
+}
+
+extension NowPlayingModel {
+    /// Why each session is or is not eligible, active and Now Playing, in creation order.
+    public func explain(now: MonotonicInstant) -> [SessionExplanation] {
+        var m = self
+        m.settle(to: max(now, clock))
+        return m.orderedSessions.map { m.explanation(of: $0) }
+    }
+
+    /// `arbiter.explain`: `{nowPlaying, sessions: [...]}`.
+    public func explainJSON(now: MonotonicInstant) -> JSON {
+        var m = self
+        m.settle(to: max(now, clock))
+        return ["nowPlaying": m.nowPlayingSession.map { .string($0) } ?? .null,
+                "sessions": .array(m.explain(now: now).map { $0.toJSON() })]
+    }
+
+    func explanation(of s: Session) -> SessionExplanation {
+        let e = Eligibility(s)
+        let active = isActive(s.id)
+        let app = apps[s.app]
+        let appActive = orderedSessions.first { $0.app == s.app && isActive($0.id) }?.id
+        let activeReason: String
+        if !e.isEligible {
+            activeReason = "not eligible, so it cannot be its app's active session"
+        } else if active {
+            activeReason = app?.preferredSession == s.id
+                ? "promoted with becomeActiveIfPossible: the active session of app \(s.app)"
+                : "the first eligible session of app \(s.app), so its active session"
+        } else {
+            activeReason = "app \(s.app) has made \(appActive ?? "another session") its active session"
+        }
+        let np = nowPlayingSession == s.id
+        let npReason: String
+        if np {
+            let why: String
+            switch lastSlotReason {
+            case .playbackStarted?: why = "its app most recently started playback"
+            case .promoted?: why = "its app holds the slot and promoted it"
+            case .activeSessionChanged?: why = "its app holds the slot and it became the app's active session"
+            case .closed?, .appDisconnected?, .ineligible?:
+                why = "the previous Now Playing session went away and it was the most recently active eligible session"
+            case .eligible?, nil: why = "the slot was empty and it became eligible"
+            }
+            let paused = isPlaying(s.id) ? "" : " (paused: it keeps the slot until another app starts playing)"
+            npReason = "Now Playing: " + why + paused
+        } else if !e.isEligible {
+            npReason = "not Now Playing: not eligible (" + e.reasons.joined(separator: "; ") + ")"
+        } else if !active {
+            npReason = "not Now Playing: not its app's active session"
+        } else if let holder = nowPlayingSession, let h = sessions[holder] {
+            npReason = "not Now Playing: session \(holder) of app \(h.app) holds the slot; "
+                + "this app must start playback to take it"
+        } else {
+            npReason = "not Now Playing: the slot is empty"
+        }
+        return SessionExplanation(session: s.id, app: s.app, eligibility: e, isActive: active, activeReason: activeReason,
+                                  isNowPlaying: np, nowPlayingReason: npReason)
+    }
+}

@@ -1,0 +1,117 @@
+/// The kind of media, the `mediaType` key.
+public enum MediaType: String, Sendable, Hashable, CaseIterable {
+    case none, audio, video
+}
+
+/// Artwork metadata: `{id, bounds: {width, height}, sources: [...]}`.
+///
+/// Resolution of `sources` (embedded > cached > remote) belongs to the artwork issue; the model
+/// only carries and validates the description.
+public struct Artwork: Sendable, Hashable {
+    public var id: String
+    public var width: Double?
+    public var height: Double?
+    public var sources: [String]
+
+    public init(id: String, width: Double? = nil, height: Double? = nil, sources: [String] = []) {
+        self.id = id
+        self.width = width
+        self.height = height
+        self.sources = sources
+    }
+
+    init(json: JSON) throws {
+        guard let o = json.objectValue else { throw ModelError.info("artwork must be an object", key: "artwork") }
+        guard let id = o["id"]?.stringValue, !id.isEmpty else {
+            throw ModelError.info("artwork needs a non-empty string id", key: "artwork")
+        }
+        self.id = id
+        if let b = o["bounds"], !b.isNull {
+            guard let w = b["width"]?.doubleValue, let h = b["height"]?.doubleValue, w > 0, h > 0 else {
+                throw ModelError.info("artwork bounds need positive width and height", key: "artwork")
+            }
+            width = w
+            height = h
+        }
+        if let s = o["sources"], !s.isNull {
+            guard let list = s.arrayValue else { throw ModelError.info("artwork sources must be an array", key: "artwork") }
+            sources = try list.map {
+                guard let str = $0.stringValue else { throw ModelError.info("artwork sources must be strings", key: "artwork") }
+                return str
+            }
+        } else {
+            sources = []
+        }
+    }
+
+    public func toJSON() -> JSON {
+        var o: [String: JSON] = ["id": .string(id), "sources": .array(sources.map { .string($0) })]
+        if let width, let height { o["bounds"] = ["width": .double(width), "height": .double(height)] }
+        return .object(o)
+    }
+}
+
+/// A time range on an item's media timeline, in seconds: `{start, end}` (used for ads).
+public struct TimeRange: Sendable, Hashable {
+    public var start: Double
+    public var end: Double
+
+    public init(start: Double, end: Double) {
+        self.start = start
+        self.end = end
+    }
+
+    public var length: Double { end - start }
+
+    init(json: JSON) throws {
+        guard let s = json["start"]?.doubleValue, let e = json["end"]?.doubleValue,
+            s.isFinite, e.isFinite, s >= 0, e > s
+        else { throw ModelError.info("a time range is {start, end} with 0 <= start < end", key: "adTimeRanges") }
+        start = s
+        end = e
+    }
+
+    public func toJSON() -> JSON { ["start": .double(start), "end": .double(end)] }
+}
+
+/// One entry of `languageOptions` (≈ MPNowPlayingInfoLanguageOption).
+public struct LanguageOption: Sendable, Hashable {
+    /// `audible` (audio tracks) or `legible` (subtitles, captions).
+    public enum Kind: String, Sendable, Hashable { case audible, legible }
+
+    public var languageTag: String
+    public var kind: Kind
+    public var displayName: String?
+    public var identifier: String?
+
+    public init(languageTag: String, kind: Kind = .audible, displayName: String? = nil, identifier: String? = nil) {
+        self.languageTag = languageTag
+        self.kind = kind
+        self.displayName = displayName
+        self.identifier = identifier
+    }
+
+    init(json: JSON) throws {
+        guard let tag = json["languageTag"]?.stringValue, !tag.isEmpty else {
+            throw ModelError.info("a language option needs a languageTag", key: "languageOptions")
+        }
+        languageTag = tag
+        if let t = json["type"], !t.isNull {
+            guard let k = t.stringValue.flatMap(Kind.init(rawValue:)) else {
+                throw ModelError.info("language option type is audible or legible", key: "languageOptions")
+            }
+            kind = k
+        } else {
+            kind = .audible
+        }
+        displayName = json["displayName"]?.stringValue
+        identifier = json["identifier"]?.stringValue
+    }
+
+    public func toJSON() -> JSON {
+        var o: [String: JSON] = ["languageTag": .string(languageTag), "type": .string(kind.rawValue)]
+        if let displayName { o["displayName"] = .string(displayName) }
+        if let identifier { o["identifier"] = .string(identifier) }
+        return .object(o)
+    }
+}

@@ -1,0 +1,84 @@
+/// The one error every model operation throws.
+///
+/// `code` values are stable application codes; the JSON-RPC layer sends them unchanged as
+/// `error.code`, with `message` and `detail` as `error.message` / `error.data`. A throwing
+/// operation never changes the model (operations run on a draft that is dropped on error).
+public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Stable application error codes.
+    public enum Code: Int, Sendable, CaseIterable {
+        case invalidArgument = 1000
+        case sessionNotFound = 1001
+        case sessionExists = 1002
+        case playerNotFound = 1003
+        case playerInUse = 1004
+        case commandDisabled = 1010
+        case commandHasNoTarget = 1011
+        case targetNotFound = 1012
+        case notEligible = 1020
+        case noNowPlayingSession = 1021
+        case automaticKey = 1030
+        case invalidInfo = 1031
+        case notOwner = 1060
+        case invalidState = 1090
+
+        /// A short camelCase name, for logs and `data.kind`.
+        public var name: String {
+            switch self {
+            case .invalidArgument: return "invalidArgument"
+            case .sessionNotFound: return "sessionNotFound"
+            case .sessionExists: return "sessionExists"
+            case .playerNotFound: return "playerNotFound"
+            case .playerInUse: return "playerInUse"
+            case .commandDisabled: return "commandDisabled"
+            case .commandHasNoTarget: return "commandHasNoTarget"
+            case .targetNotFound: return "targetNotFound"
+            case .notEligible: return "notEligible"
+            case .noNowPlayingSession: return "noNowPlayingSession"
+            case .automaticKey: return "automaticKey"
+            case .invalidInfo: return "invalidInfo"
+            case .notOwner: return "notOwner"
+            case .invalidState: return "invalidState"
+            }
+        }
+    }
+
+    /// The stable application code.
+    public var code: Code
+    /// A human sentence naming what was wrong.
+    public var message: String
+    /// Structured detail (e.g. `{"session": "pip"}`), sent as JSON-RPC `data`.
+    public var detail: JSON?
+
+    public init(_ code: Code, _ message: String, detail: JSON? = nil) {
+        self.code = code
+        self.message = message
+        self.detail = detail
+    }
+
+    public var description: String { "\(code.name) (\(code.rawValue)): \(message)" }
+
+    /// `{code, message, data?}` — a JSON-RPC error object body.
+    public func toJSON() -> JSON {
+        var o: [String: JSON] = ["code": .int(Int64(code.rawValue)), "message": .string(message)]
+        if let detail { o["data"] = detail }
+        return .object(o)
+    }
+}
+
+extension ModelError {
+    static func sessionNotFound(_ id: String) -> ModelError {
+        ModelError(.sessionNotFound, "no session '\(id)'", detail: ["session": .string(id)])
+    }
+
+    static func invalid(_ message: String, _ detail: JSON? = nil) -> ModelError {
+        ModelError(.invalidArgument, message, detail: detail)
+    }
+
+    static func state(_ message: String, _ detail: JSON? = nil) -> ModelError {
+        ModelError(.invalidState, message, detail: detail)
+    }
+
+    static func info(_ message: String, key: String? = nil) -> ModelError {
+        ModelError(.invalidInfo, message, detail: key.map { ["key": .string($0)] })
+    }
+}

@@ -1,0 +1,186 @@
+/// The typed keys of now-playing info, named as on the wire.
+public enum InfoKey: String, Sendable, Hashable, CaseIterable, Comparable {
+    case title, artist, albumTitle, albumArtist, genre, composer
+    case trackNumber, trackCount, discNumber
+    case duration, elapsed, rate, defaultRate
+    case queueIndex, queueCount, chapterNumber, chapterCount
+    case isLiveStream, mediaType, assetURL, artwork, adTimeRanges, creditsStartTime
+    case serviceIdentifier, languageOptions, extra
+
+    /// Keys the session publishes from its players while `automaticallyPublishes` is on;
+    /// writes to them are refused then (the seeds' MusicKit lesson).
+    public static let automatic: Set<InfoKey> = [.duration, .elapsed, .rate, .defaultRate, .queueIndex, .queueCount]
+
+    /// Keys whose values are strings, each of which may be localized.
+    public static let strings: Set<InfoKey> = [
+        .title, .artist, .albumTitle, .albumArtist, .genre, .composer, .assetURL, .serviceIdentifier,
+    ]
+
+    public static func < (a: InfoKey, b: InfoKey) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// One typed info value.
+public enum InfoValue: Sendable, Hashable {
+    case text(LocalizedString)
+    case integer(Int)
+    case number(Double)
+    case flag(Bool)
+    case mediaType(MediaType)
+    case artwork(Artwork)
+    case timeRanges([TimeRange])
+    case languageOptions([LanguageOption])
+    case extra([String: JSON])
+
+    /// Validates `json` as the value of `key`; throws `invalidInfo` naming the key.
+    public init(key: InfoKey, json: JSON) throws {
+        func bad(_ what: String) -> ModelError { ModelError.info("\(key.rawValue) must be \(what)", key: key.rawValue) }
+        switch key {
+        case .title, .artist, .albumTitle, .albumArtist, .genre, .composer, .assetURL, .serviceIdentifier:
+            guard let s = LocalizedString(json: json) else { throw bad("a string or an object of language → string") }
+            self = .text(s)
+        case .trackNumber, .trackCount, .discNumber, .queueIndex, .queueCount, .chapterNumber, .chapterCount:
+            guard let i = json.intValue, i >= 0 else { throw bad("a non-negative integer") }
+            self = .integer(i)
+        case .duration, .elapsed, .creditsStartTime:
+            guard let d = json.doubleValue, d.isFinite, d >= 0 else { throw bad("a non-negative number") }
+            self = .number(d)
+        case .rate, .defaultRate:
+            guard let d = json.doubleValue, d.isFinite else { throw bad("a number") }
+            self = .number(d)
+        case .isLiveStream:
+            guard let b = json.boolValue else { throw bad("a boolean") }
+            self = .flag(b)
+        case .mediaType:
+            guard let m = json.stringValue.flatMap(MediaType.init(rawValue:)) else { throw bad("none, audio or video") }
+            self = .mediaType(m)
+        case .artwork:
+            self = .artwork(try Artwork(json: json))
+        case .adTimeRanges:
+            guard let a = json.arrayValue else { throw bad("an array of {start, end}") }
+            self = .timeRanges(try a.map(TimeRange.init(json:)))
+        case .languageOptions:
+            guard let a = json.arrayValue else { throw bad("an array of language options") }
+            self = .languageOptions(try a.map(LanguageOption.init(json:)))
+        case .extra:
+            guard let o = json.objectValue else { throw bad("an object") }
+            self = .extra(o)
+        }
+    }
+
+    /// The wire form; localized strings resolve when a `language` is given.
+    public func toJSON(language: String? = nil) -> JSON {
+        switch self {
+        case .text(let s): return s.toJSON(language: language)
+        case .integer(let i): return .int(Int64(i))
+        case .number(let d): return .double(d)
+        case .flag(let b): return .bool(b)
+        case .mediaType(let m): return .string(m.rawValue)
+        case .artwork(let a): return a.toJSON()
+        case .timeRanges(let r): return .array(r.map { $0.toJSON() })
+        case .languageOptions(let l): return .array(l.map { $0.toJSON() })
+        case .extra(let o): return .object(o)
+        }
+    }
+}
+
+/// A change to info: keys to set and keys to remove (`null` on the wire).
+public struct InfoPatch: Sendable, Hashable {
+    public var set: [InfoKey: InfoValue] = [:]
+    public var remove: Set<InfoKey> = []
+
+    public init(set: [InfoKey: InfoValue] = [:], remove: Set<InfoKey> = []) {
+        self.set = set
+        self.remove = remove
+    }
+
+    /// Every key the patch touches.
+    public var keys: Set<InfoKey> { remove.union(set.keys) }
+
+    /// Validates a JSON object of key → value (`null` removes). Unknown keys and bad types throw
+    /// `invalidInfo`; nothing is partially accepted.
+    public init(json: JSON) throws {
+        guard let o = json.objectValue else { throw ModelError.info("info must be a JSON object") }
+        for (name, value) in o {
+            guard let key = InfoKey(rawValue: name) else {
+                throw ModelError.info("unknown info key '\(name)' (plugin keys go in extra)", key: name)
+            }
+            if value.isNull { remove.insert(key) } else { set[key] = try InfoValue(key: key, json: value) }
+        }
+    }
+}
+
+/// A now-playing dictionary with typed values (≈ MPNowPlayingInfoCenter.nowPlayingInfo).
+public struct NowPlayingInfo: Sendable, Hashable {
+    public private(set) var values: [InfoKey: InfoValue]
+
+    public init(_ values: [InfoKey: InfoValue] = [:]) { self.values = values }
+
+    /// Validates a JSON object; `null` values are simply absent.
+    public init(json: JSON) throws {
+        let patch = try InfoPatch(json: json)
+        values = patch.set
+    }
+
+    public var isEmpty: Bool { values.isEmpty }
+    public var keys: [InfoKey] { values.keys.sorted() }
+
+    public subscript(key: InfoKey) -> InfoValue? {
+        get { values[key] }
+        set { values[key] = newValue }
+    }
+
+    /// Merges `patch`: its keys are set, its removals dropped, the rest kept (`info.update`).
+    public func applying(_ patch: InfoPatch) -> NowPlayingInfo {
+        var copy = self
+        for k in patch.remove { copy.values[k] = nil }
+        for (k, v) in patch.set { copy.values[k] = v }
+        return copy
+    }
+
+    /// Keys of `other` fill in where this has none.
+    public func fillingGaps(from other: NowPlayingInfo) -> NowPlayingInfo {
+        var copy = self
+        for (k, v) in other.values where copy.values[k] == nil { copy.values[k] = v }
+        return copy
+    }
+
+    /// Without the given keys.
+    public func removing(_ keys: Set<InfoKey>) -> NowPlayingInfo {
+        var copy = self
+        for k in keys { copy.values[k] = nil }
+        return copy
+    }
+
+    public func text(_ key: InfoKey, language: String? = nil) -> String? {
+        if case .text(let s)? = values[key] { return s.resolved(for: language) }
+        return nil
+    }
+
+    public func number(_ key: InfoKey) -> Double? {
+        switch values[key] {
+        case .number(let d)?: return d
+        case .integer(let i)?: return Double(i)
+        default: return nil
+        }
+    }
+
+    public var title: String? { text(.title) }
+    public var duration: Double? { number(.duration) }
+    public var elapsed: Double? { number(.elapsed) }
+    public var rate: Double? { number(.rate) }
+
+    public var adTimeRanges: [TimeRange] {
+        if case .timeRanges(let r)? = values[.adTimeRanges] { return r }
+        return []
+    }
+
+    public var isLiveStream: Bool {
+        if case .flag(let b)? = values[.isLiveStream] { return b }
+        return false
+    }
+
+    /// The wire object; localized strings resolve when a `language` is given.
+    public func toJSON(language: String? = nil) -> JSON {
+        .object(Dictionary(uniqueKeysWithValues: values.map { ($0.key.rawValue, $0.value.toJSON(language: language)) }))
+    }
+}

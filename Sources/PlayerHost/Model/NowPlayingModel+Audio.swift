@@ -1,0 +1,118 @@
+/// Audio sessions: `audio.configure/activate/deactivate/interrupt` and interruptions.
+extension NowPlayingModel {
+    /// Parses `audio.configure` options (`["mixWithOthers", "duckOthers"]`).
+    public static func parseAudioOptions(_ names: [String]) throws -> Set<AudioOption> {
+        Set(try names.map {
+            guard let o = AudioOption(rawValue: $0) else {
+                throw ModelError.invalid("unknown audio option '\($0)' (mixWithOthers, duckOthers)", ["option": .string($0)])
+            }
+            return o
+        })
+    }
+
+    /// `audio.configure`: category and options. A session that becomes non-mixable while
+    /// active interrupts other apps' sessions, as activation does.
+    public mutating func configureAudio(session id: SessionID, category: AudioCategory, options: Set<AudioOption> = [],
+                                        now: MonotonicInstant) throws -> ModelResult<AudioSession> {
+        try perform(now) { m, t in
+            var s = try m.session(id)
+            let wasMixable = s.audio.isMixable
+            s.audio.category = category
+            s.audio.options = options
+            m.sessions[id] = s
+            if wasMixable, !s.audio.isMixable, s.audio.isActive, !s.audio.isInterrupted { m.interruptOthers(by: id, at: t) }
+            return m.sessions[id]!.audio
+        }
+    }
+
+    /// Sets whether the session outlives its app (`backgroundAudio`).
+    public mutating func setBackgroundAudio(session id: SessionID, _ on: Bool, now: MonotonicInstant) throws -> ModelResult<AudioSession> {
+        try perform(now) { m, _ in
+            _ = try m.session(id)
+            m.sessions[id]!.audio.backgroundAudio = on
+            return m.sessions[id]!.audio
+        }
+    }
+
+    /// `audio.activate`. Re-activating ends an interruption by another app (and interrupts it
+    /// back); it is refused while the system interrupts (`invalidState`), as a call would.
+    /// A non-mixable session interrupts every active non-mixable session of another app.
+    public mutating func activateAudio(session id: SessionID, now: MonotonicInstant) throws -> ModelResult<AudioSession> {
+        try perform(now) { m, t in
+            let s = try m.session(id)
+            if s.audio.interruptions.contains(.system) {
+                throw ModelError.state("the system has interrupted audio; wait for the interruption to end",
+                                       ["session": .string(id)])
+            }
+            if s.audio.isActive, !s.audio.isInterrupted { return s.audio }
+            m.sessions[id]!.audio.isActive = true
+            m.sessions[id]!.audio.interruptions = []
+            if !s.audio.isMixable { m.interruptOthers(by: id, at: t) }
+            return m.sessions[id]!.audio
+        }
+    }
+
+    /// `audio.deactivate`: the session's players pause (no audio without an active session).
+    /// With `notifyOthers`, the sessions it interrupted get `ended, shouldResume: true`;
+    /// without, they stay interrupted until they activate again (as on Apple platforms).
+    public mutating func deactivateAudio(session id: SessionID, notifyOthers: Bool = false,
+                                         now: MonotonicInstant) throws -> ModelResult<AudioSession> {
+        try perform(now) { m, t in
+            let s = try m.session(id)
+            guard s.audio.isActive else { return s.audio }
+            m.sessions[id]!.audio.isActive = false
+            m.sessions[id]!.audio.interruptions = []
+            m.pausePlayers(of: id, at: t)
+            if notifyOthers { m.releaseInterruptions(by: id, shouldResume: true) }
+            return m.sessions[id]!.audio
+        }
+    }
+
+    /// `audio.interrupt`: an external interruption of every active session. `began` pauses
+    /// them all; `ended` releases them with `shouldResume` (default true).
+    public mutating func interruptAudio(_ type: InterruptionType, shouldResume: Bool? = nil,
+                                        now: MonotonicInstant) -> ModelResult<Void> {
+        perform(now) { m, t in
+            for s in m.orderedSessions {
+                switch type {
+                case .began:
+                    guard s.audio.isActive, !s.audio.interruptions.contains(.system) else { continue }
+                    m.sessions[s.id]!.audio.interruptions.insert(.system)
+                    m.pausePlayers(of: s.id, at: t)
+                    m.emit(.interruptionBegan(s.id, source: .system))
+                case .ended:
+                    guard s.audio.interruptions.contains(.system) else { continue }
+                    m.sessions[s.id]!.audio.interruptions.remove(.system)
+                    if !m.sessions[s.id]!.audio.isInterrupted {
+                        m.emit(.interruptionEnded(s.id, shouldResume: shouldResume ?? true))
+                    }
+                }
+            }
+        }
+    }
+
+    /// `session` activated non-mixable audio: interrupt other apps' active non-mixable sessions.
+    mutating func interruptOthers(by id: SessionID, at t: MonotonicInstant) {
+        guard let me = sessions[id] else { return }
+        for other in orderedSessions where other.app != me.app && other.audio.isActive && !other.audio.isMixable {
+            guard !other.audio.interruptions.contains(.session(id)) else { continue }
+            sessions[other.id]!.audio.interruptions.insert(.session(id))
+            pausePlayers(of: other.id, at: t)
+            emit(.interruptionBegan(other.id, source: .session(id)))
+        }
+    }
+
+    /// Ends interruptions `id` caused; a session with none left gets `ended`.
+    mutating func releaseInterruptions(by id: SessionID, shouldResume: Bool) {
+        for other in orderedSessions where other.audio.interruptions.contains(.session(id)) {
+            sessions[other.id]!.audio.interruptions.remove(.session(id))
+            if !sessions[other.id]!.audio.isInterrupted {
+                emit(.interruptionEnded(other.id, shouldResume: shouldResume))
+            }
+        }
+    }
+
+    mutating func pausePlayers(of id: SessionID, at t: MonotonicInstant) {
+        for pid in sessions[id]?.playerIDs ?? [] { players[pid]?.timeline.pause(at: t) }
+    }
+}

@@ -1,0 +1,274 @@
+/// Apps and sessions: `host.hello`, disconnects, `session.create/list/get/close/becomeActiveIfPossible`.
+extension NowPlayingModel {
+    // MARK: Apps
+
+    /// `host.hello`: the connection (or, with `client` nil, an in-process plugin) becomes an app.
+    /// Saying hello again on the same connection returns the same app.
+    public mutating func registerApp(name: String, client: ClientID?, now: MonotonicInstant) throws -> ModelResult<App> {
+        try perform(now) { m, _ in
+            if let c = client, let existing = m.clientApps[c], let app = m.apps[existing] { return app }
+            let trimmed = String(name.drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+            guard !trimmed.isEmpty, trimmed.count <= 128 else { throw ModelError.invalid("an app needs a name (1–128 characters)") }
+            let slug = String(trimmed.lowercased().map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "-" })
+            var id = slug == Self.hostApp ? "\(slug)-app" : slug
+            var n = 2
+            while m.apps[id] != nil { id = "\(slug)-\(n)"; n += 1 }
+            let app = App(id: id, name: trimmed, client: client, order: m.tick())
+            m.apps[id] = app
+            if let c = client { m.clientApps[c] = id }
+            m.emit(.appRegistered(app))
+            return app
+        }
+    }
+
+    /// A connection went away: it loses its external command targets, and if it was an app,
+    /// its sessions follow the background-audio rule (see `removeApp`).
+    public mutating func disconnectClient(_ client: ClientID, now: MonotonicInstant) -> ModelResult<Void> {
+        perform(now) { m, t in
+            m.dropTargets(ownedBy: client)
+            if let app = m.clientApps[client] { m.removeAppNow(app, at: t) }
+        }
+    }
+
+    /// An app goes away (a plugin detaches): sessions without `backgroundAudio` are paused and
+    /// removed; those with it keep running and now belong to the host (QA1668).
+    public mutating func removeApp(_ app: AppID, now: MonotonicInstant) throws -> ModelResult<Void> {
+        try perform(now) { m, t in
+            guard app != Self.hostApp else { throw ModelError.invalid("the host app cannot be removed") }
+            guard m.apps[app] != nil else { throw ModelError.invalid("no app '\(app)'", ["app": .string(app)]) }
+            if let c = m.apps[app]?.client { m.dropTargets(ownedBy: c) }
+            m.removeAppNow(app, at: t)
+        }
+    }
+
+    mutating func dropTargets(ownedBy client: ClientID) {
+        for id in sessions.keys { _ = sessions[id]?.commandCenter.removeTargets(ownedBy: client) }
+    }
+
+    mutating func removeAppNow(_ appID: AppID, at t: MonotonicInstant) {
+        guard let app = apps[appID] else { return }
+        for s in orderedSessions where s.app == appID {
+            if s.audio.backgroundAudio {
+                sessions[s.id]?.app = Self.hostApp
+                emit(.sessionOwnerChanged(s.id, from: appID, to: Self.hostApp))
+                // The host inherits the app's standing, so a playing background session keeps the slot.
+                if nowPlayingApp == appID, nowPlayingSession == s.id {
+                    nowPlayingApp = Self.hostApp
+                    apps[Self.hostApp]?.preferredSession = s.id
+                }
+                let host = apps[Self.hostApp]
+                let start = max(host?.lastPlaybackStart ?? 0, app.lastPlaybackStart ?? 0)
+                let held = max(host?.lastHeldSlot ?? 0, app.lastHeldSlot ?? 0)
+                apps[Self.hostApp]?.lastPlaybackStart = start == 0 ? nil : start
+                apps[Self.hostApp]?.lastHeldSlot = held == 0 ? nil : held
+            } else {
+                closeNow(s.id, reason: .appDisconnected, at: t)
+            }
+        }
+        if let c = app.client { clientApps[c] = nil }
+        apps[appID] = nil
+        if nowPlayingApp == appID { nowPlayingApp = nil }
+        emit(.appRemoved(appID))
+    }
+
+    // MARK: Sessions
+
+    /// The app a caller acts as.
+    func appFor(_ caller: Caller) throws -> AppID {
+        switch caller {
+        case .host: return Self.hostApp
+        case .client(let c): return clientApps[c] ?? Self.hostApp
+        case .app(let a):
+            guard apps[a] != nil else { throw ModelError.invalid("no app '\(a)'", ["app": .string(a)]) }
+            return a
+        }
+    }
+
+    /// Apps may only close or reconfigure their own sessions; the host and non-app connections
+    /// (scripts, `npctl`) may act on any.
+    func requireOwner(_ s: Session, _ caller: Caller) throws {
+        let app = try appFor(caller)
+        guard app == Self.hostApp || app == s.app else {
+            throw ModelError(.notOwner, "session '\(s.id)' belongs to app '\(s.app)'",
+                             detail: ["session": .string(s.id), "app": .string(s.app)])
+        }
+    }
+
+    /// A free-standing player that a session can adopt later (`adopting:`).
+    public mutating func createPlayer(id: PlayerID, now: MonotonicInstant) throws -> ModelResult<Player> {
+        try perform(now) { m, _ in
+            guard !id.isEmpty else { throw ModelError.invalid("a player needs an id") }
+            guard m.players[id] == nil else {
+                throw ModelError(.playerInUse, "player '\(id)' already exists", detail: ["player": .string(id)])
+            }
+            let p = Player(id: id, session: nil, ownedBySession: false)
+            m.players[id] = p
+            return p
+        }
+    }
+
+    /// `session.create`. `id` defaults to the kind (`main`, `main-2`, …); `playerCount` to the
+    /// kind's (4 for multi-view, which must have exactly 4). `adopting` attaches existing
+    /// free players (a player belongs to at most one session: `playerInUse`).
+    public mutating func createSession(
+        id: SessionID? = nil, kind: SessionKind, playerCount: Int? = nil, adopting: [PlayerID] = [],
+        automaticallyPublishes: Bool = true, backgroundAudio: Bool = false, caller: Caller = .host,
+        now: MonotonicInstant
+    ) throws -> ModelResult<Session> {
+        try perform(now) { m, t in
+            let app = try m.appFor(caller)
+            let sid: SessionID
+            if let id {
+                guard !id.isEmpty, id.count <= 64, !id.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+                    throw ModelError.invalid("session id must be 1–64 characters without spaces")
+                }
+                guard m.sessions[id] == nil else {
+                    throw ModelError(.sessionExists, "session '\(id)' already exists", detail: ["session": .string(id)])
+                }
+                sid = id
+            } else {
+                var candidate = kind.description
+                var n = 2
+                while m.sessions[candidate] != nil { candidate = "\(kind.description)-\(n)"; n += 1 }
+                sid = candidate
+            }
+            guard Set(adopting).count == adopting.count else { throw ModelError.invalid("a player is listed twice") }
+            for pid in adopting {
+                guard let p = m.players[pid] else {
+                    throw ModelError(.playerNotFound, "no player '\(pid)'", detail: ["player": .string(pid)])
+                }
+                if let owner = p.session {
+                    throw ModelError(.playerInUse, "player '\(pid)' belongs to session '\(owner)'",
+                                     detail: ["player": .string(pid), "session": .string(owner)])
+                }
+            }
+            let fresh = playerCount ?? (adopting.isEmpty ? kind.defaultPlayerCount : 0)
+            let total = fresh + adopting.count
+            guard fresh >= 0, (1...16).contains(total) else { throw ModelError.invalid("a session has 1–16 players") }
+            if kind == .multiview, total != 4 { throw ModelError.invalid("a multiview session has exactly 4 players") }
+
+            var ids = adopting
+            for i in 0..<fresh {
+                var pid = "\(sid).\(adopting.count + i)"
+                while m.players[pid] != nil { pid += "_" }
+                m.players[pid] = Player(id: pid, session: sid, ownedBySession: true)
+                ids.append(pid)
+            }
+            for pid in adopting {
+                m.players[pid]?.session = sid
+                m.players[pid]?.timeline.reanchor(at: t)
+            }
+            var s = Session(id: sid, kind: kind, app: app, playerIDs: ids,
+                            automaticallyPublishes: automaticallyPublishes, order: m.tick())
+            s.audio.backgroundAudio = backgroundAudio
+            s.manualTimestamp = t
+            m.sessions[sid] = s
+            m.baselines[sid] = m.baseline(for: s, canBecomeActive: false, isActive: false)
+            m.emit(.sessionCreated(sid))
+            return s
+        }
+    }
+
+    /// `session.close`: players pause (and go, unless adopted), sessions it interrupted are
+    /// released (`ended`, `shouldResume: false`), the slot moves on if it held it.
+    public mutating func closeSession(_ id: SessionID, caller: Caller = .host, now: MonotonicInstant) throws -> ModelResult<Void> {
+        try perform(now) { m, t in
+            try m.requireOwner(try m.session(id), caller)
+            m.closeNow(id, reason: .closed, at: t)
+        }
+    }
+
+    mutating func closeNow(_ id: SessionID, reason: SessionCloseReason, at t: MonotonicInstant) {
+        guard let s = sessions[id] else { return }
+        for pid in s.playerIDs {
+            guard var p = players[pid] else { continue }
+            if p.ownedBySession {
+                players[pid] = nil
+            } else {
+                p.timeline.pause(at: t)
+                p.session = nil
+                players[pid] = p
+            }
+        }
+        sessions[id] = nil
+        releaseInterruptions(by: id, shouldResume: false)
+        if apps[s.app]?.preferredSession == id { apps[s.app]?.preferredSession = nil }
+        closedHints[id] = reason
+        emit(.sessionClosed(id, reason: reason))
+    }
+
+    /// `session.becomeActiveIfPossible`: if eligible, the session becomes its app's active one
+    /// (and Now Playing, if its app holds the slot); otherwise nothing changes and `reason`
+    /// names every failing condition.
+    public mutating func becomeActiveIfPossible(_ id: SessionID, now: MonotonicInstant) throws -> ModelResult<BecomeActiveResult> {
+        try perform(now) { m, _ in
+            let s = try m.session(id)
+            let e = Eligibility(s)
+            guard e.isEligible else { return BecomeActiveResult(active: false, reason: e.reasons.joined(separator: "; ")) }
+            m.apps[s.app]?.preferredSession = id
+            m.promotedHint = id
+            return BecomeActiveResult(active: true, reason: nil)
+        }
+    }
+
+    // MARK: Reads
+
+    /// Whether the session is its app's active session (as last reconciled).
+    public func isActive(_ id: SessionID) -> Bool { baselines[id]?.isActive ?? false }
+
+    /// `session.list`: `[{id, kind, app, isActive, canBecomeActive, playbackState, isNowPlaying}]`.
+    public func sessionListJSON() -> JSON {
+        .array(orderedSessions.map { s in
+            [
+                "id": .string(s.id), "kind": .string(s.kind.description), "app": .string(s.app),
+                "isActive": .bool(isActive(s.id)), "canBecomeActive": .bool(Eligibility(s).isEligible),
+                "playbackState": .string(publishedInfo(s).playbackState.rawValue),
+                "isNowPlaying": .bool(nowPlayingSession == s.id),
+            ]
+        })
+    }
+
+    /// `session.get`: the full session with players, commands, audio, info and eligibility;
+    /// elapsed values are inferred for `now`.
+    public func sessionJSON(_ id: SessionID, now: MonotonicInstant) throws -> JSON {
+        var m = self
+        let t = max(now, clock)
+        m.settle(to: t)
+        let s = try m.session(id)
+        let e = Eligibility(s)
+        let published = m.publishedInfo(s)
+        return [
+            "id": .string(s.id), "kind": .string(s.kind.description), "app": .string(s.app),
+            "players": .array(m.players(of: s).map { $0.toJSON(now: t) }),
+            "commands": s.commandCenter.toJSON(),
+            "audio": s.audio.toJSON(),
+            "info": m.snapshot(of: s, at: t).info.toJSON(),
+            "playbackState": .string(published.playbackState.rawValue),
+            "timestamp": t.toJSON(),
+            "automaticallyPublishes": .bool(s.automaticallyPublishes),
+            "backgroundAudio": .bool(s.audio.backgroundAudio),
+            "isActive": .bool(m.isActive(id)),
+            "canBecomeActive": .bool(e.isEligible),
+            "isNowPlaying": .bool(m.nowPlayingSession == id),
+            "eligibility": e.toJSON(),
+        ]
+    }
+}
+
+extension NowPlayingModel {
+    /// The inverse of a promotion (`npctl demote`): if `id` is its app's active session, the
+    /// app's next eligible session becomes active instead. `active` tells whether `id` still is
+    /// (it stays when no other session of its app is eligible; `reason` says so).
+    public mutating func resignActive(_ id: SessionID, now: MonotonicInstant) throws -> ModelResult<BecomeActiveResult> {
+        try perform(now) { m, _ in
+            let s = try m.session(id)
+            guard m.isActive(id) else { return BecomeActiveResult(active: false, reason: "not its app's active session") }
+            guard let other = m.orderedSessions.first(where: { $0.app == s.app && $0.id != id && Eligibility($0).isEligible }) else {
+                return BecomeActiveResult(active: true, reason: "no other eligible session of app \(s.app) can take over")
+            }
+            m.apps[s.app]?.preferredSession = other.id
+            m.promotedHint = other.id
+            return BecomeActiveResult(active: false, reason: nil)
+        }
+    }
+}

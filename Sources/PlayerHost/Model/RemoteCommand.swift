@@ -1,0 +1,195 @@
+/// Every remote command of SPEC's table, with its wire name.
+public enum RemoteCommandKind: String, Sendable, Hashable, CaseIterable, Comparable {
+    case play, pause, stop, togglePlayPause, nextTrack, previousTrack
+    case skipForward, skipBackward, seekForward, seekBackward
+    case changePlaybackPosition, changePlaybackRate, changeRepeatMode, changeShuffleMode
+    case rating, like, dislike, bookmark, enableLanguageOption, disableLanguageOption
+
+    /// What `bindDefaultCommands` targets and enables.
+    public static let defaultBound: [RemoteCommandKind] = [
+        .play, .pause, .togglePlayPause, .stop, .nextTrack, .previousTrack,
+        .skipForward, .skipBackward, .changePlaybackPosition, .changePlaybackRate,
+    ]
+
+    /// Parses a wire name; unknown names are `invalidArgument`.
+    public static func parse(_ name: String) throws -> RemoteCommandKind {
+        guard let k = RemoteCommandKind(rawValue: name) else {
+            throw ModelError.invalid("unknown command '\(name)'", ["command": .string(name)])
+        }
+        return k
+    }
+
+    /// Configuration properties this command accepts in `command.configure`.
+    public var configurationKeys: [String] {
+        switch self {
+        case .skipForward, .skipBackward: return ["preferredIntervals"]
+        case .changePlaybackRate: return ["supportedPlaybackRates"]
+        case .changeRepeatMode: return ["currentRepeatType"]
+        case .changeShuffleMode: return ["currentShuffleType"]
+        case .rating: return ["minimumRating", "maximumRating"]
+        case .like, .dislike, .bookmark: return ["isActive", "localizedTitle"]
+        default: return []
+        }
+    }
+
+    public static func < (a: Self, b: Self) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
+/// A handler's result (≈ MPRemoteCommandHandlerStatus), with its numeric value.
+public enum CommandStatus: Int, Sendable, Hashable, CaseIterable {
+    case success = 0
+    case noSuchContent = 100
+    case noActionableNowPlayingItem = 110
+    case deviceNotFound = 120
+    case commandFailed = 200
+
+    /// The wire name (`success`, `noSuchContent`, …).
+    public var name: String {
+        switch self {
+        case .success: return "success"
+        case .noSuchContent: return "noSuchContent"
+        case .noActionableNowPlayingItem: return "noActionableNowPlayingItem"
+        case .deviceNotFound: return "deviceNotFound"
+        case .commandFailed: return "commandFailed"
+        }
+    }
+
+    /// Parses a wire name or the numeric value (as an out-of-process handler may answer either).
+    public init?(json: JSON) {
+        if let s = json.stringValue, let m = CommandStatus.allCases.first(where: { $0.name == s }) {
+            self = m
+        } else if let i = json.intValue, let m = CommandStatus(rawValue: i) {
+            self = m
+        } else {
+            return nil
+        }
+    }
+}
+
+/// Per-command configuration; only the properties relevant to a command are shown or accepted.
+public struct CommandConfiguration: Sendable, Hashable {
+    public var preferredIntervals: [Double] = [15]
+    public var supportedPlaybackRates: [Double] = []
+    public var currentRepeatType: RepeatMode = .off
+    public var currentShuffleType: ShuffleMode = .off
+    public var minimumRating: Double = 0
+    public var maximumRating: Double = 5
+    public var isActive = false
+    public var localizedTitle = ""
+
+    public init() {}
+
+    /// Applies `properties` for `kind`, all or nothing.
+    func applying(_ properties: [String: JSON], for kind: RemoteCommandKind) throws -> CommandConfiguration {
+        var c = self
+        let allowed = kind.configurationKeys
+        for (key, value) in properties {
+            guard allowed.contains(key) else {
+                let list = allowed.isEmpty ? "nothing" : allowed.joined(separator: ", ")
+                throw ModelError.invalid("\(kind.rawValue) has no property '\(key)' (it accepts \(list))",
+                                         ["command": .string(kind.rawValue), "property": .string(key)])
+            }
+            func numbers(positive: Bool) throws -> [Double] {
+                guard let a = value.arrayValue else { throw ModelError.invalid("\(key) must be an array of numbers") }
+                return try a.map {
+                    guard let d = $0.doubleValue, d.isFinite, !positive || d > 0 else {
+                        throw ModelError.invalid("\(key) must contain numbers > 0")
+                    }
+                    return d
+                }
+            }
+            func number() throws -> Double {
+                guard let d = value.doubleValue, d.isFinite else { throw ModelError.invalid("\(key) must be a number") }
+                return d
+            }
+            switch key {
+            case "preferredIntervals": c.preferredIntervals = try numbers(positive: true)
+            case "supportedPlaybackRates": c.supportedPlaybackRates = try numbers(positive: true)
+            case "currentRepeatType":
+                guard let m = value.stringValue.flatMap(RepeatMode.init(rawValue:)) else {
+                    throw ModelError.invalid("currentRepeatType is off, one or all")
+                }
+                c.currentRepeatType = m
+            case "currentShuffleType":
+                guard let m = value.stringValue.flatMap(ShuffleMode.init(rawValue:)) else {
+                    throw ModelError.invalid("currentShuffleType is off, items or collections")
+                }
+                c.currentShuffleType = m
+            case "minimumRating": c.minimumRating = try number()
+            case "maximumRating": c.maximumRating = try number()
+            case "isActive":
+                guard let b = value.boolValue else { throw ModelError.invalid("isActive must be a boolean") }
+                c.isActive = b
+            case "localizedTitle":
+                guard let s = value.stringValue else { throw ModelError.invalid("localizedTitle must be a string") }
+                c.localizedTitle = s
+            default: break
+            }
+        }
+        if c.minimumRating > c.maximumRating {
+            throw ModelError.invalid("minimumRating must not exceed maximumRating")
+        }
+        return c
+    }
+
+    func toJSON(for kind: RemoteCommandKind) -> [String: JSON] {
+        switch kind {
+        case .skipForward, .skipBackward: return ["preferredIntervals": .array(preferredIntervals.map { .double($0) })]
+        case .changePlaybackRate: return ["supportedPlaybackRates": .array(supportedPlaybackRates.map { .double($0) })]
+        case .changeRepeatMode: return ["currentRepeatType": .string(currentRepeatType.rawValue)]
+        case .changeShuffleMode: return ["currentShuffleType": .string(currentShuffleType.rawValue)]
+        case .rating: return ["minimumRating": .double(minimumRating), "maximumRating": .double(maximumRating)]
+        case .like, .dislike, .bookmark: return ["isActive": .bool(isActive), "localizedTitle": .string(localizedTitle)]
+        default: return [:]
+        }
+    }
+}
+
+/// Who handles a command when it is sent.
+public enum CommandHandler: Sendable, Hashable {
+    /// Built in: drive these players of the session (indices; all four for multi-view).
+    case players([Int])
+    /// Out of process: the host asks this client (`command.handle`) and reports its status.
+    case external(ClientID)
+}
+
+/// One target of a command, identified by a host-wide token.
+public struct CommandTarget: Sendable, Hashable {
+    public let token: Int
+    public let handler: CommandHandler
+
+    public func toJSON() -> JSON {
+        switch handler {
+        case .players(let p):
+            return ["token": .int(Int64(token)), "kind": "builtin", "players": .array(p.map { .int(Int64($0)) })]
+        case .external(let c):
+            return ["token": .int(Int64(token)), "kind": "external", "client": .int(Int64(bitPattern: c))]
+        }
+    }
+}
+
+/// One command of a session's command center (≈ MPRemoteCommand).
+public struct RemoteCommand: Sendable, Hashable {
+    public let kind: RemoteCommandKind
+    /// False until set, as the seeds insist.
+    public internal(set) var isEnabled = false
+    public internal(set) var targets: [CommandTarget] = []
+    public internal(set) var configuration = CommandConfiguration()
+
+    public init(kind: RemoteCommandKind) { self.kind = kind }
+
+    /// Enabled and targeted: what eligibility and remote UIs count.
+    public var isAvailable: Bool { isEnabled && !targets.isEmpty }
+
+    /// `{command, isEnabled, isAvailable, targets, …configuration}`.
+    public func toJSON() -> JSON {
+        var o = configuration.toJSON(for: kind)
+        o["command"] = .string(kind.rawValue)
+        o["isEnabled"] = .bool(isEnabled)
+        o["isAvailable"] = .bool(isAvailable)
+        o["targets"] = .array(targets.map { $0.toJSON() })
+        return .object(o)
+    }
+}

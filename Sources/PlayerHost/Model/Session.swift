@@ -1,0 +1,155 @@
+/// What kind of session: the built-in compositions or a plugin's own kind.
+public enum SessionKind: Sendable, Hashable, CustomStringConvertible {
+    case main, pip, multiview
+    case plugin(String)
+
+    /// `main`, `pip`, `multiview`, or any other identifier as a plugin kind.
+    public init(_ name: String) throws {
+        switch name {
+        case "main": self = .main
+        case "pip": self = .pip
+        case "multiview": self = .multiview
+        default:
+            guard !name.isEmpty, name.count <= 64,
+                name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." })
+            else { throw ModelError.invalid("session kind '\(name)' is not an identifier") }
+            self = .plugin(name)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .main: return "main"
+        case .pip: return "pip"
+        case .multiview: return "multiview"
+        case .plugin(let k): return k
+        }
+    }
+
+    /// Players a session of this kind gets when the creator does not say.
+    public var defaultPlayerCount: Int { self == .multiview ? 4 : 1 }
+}
+
+/// Derived playback state; never set, so it cannot disagree with the rate.
+public enum PlaybackState: String, Sendable, Hashable, CaseIterable {
+    case playing, paused, stopped, interrupted
+}
+
+/// An owner of sessions: a connection that said `host.hello`, a plugin, or the host itself.
+public struct App: Sendable, Hashable {
+    public let id: AppID
+    public let name: String
+    /// The connection it lives on; nil for the host and in-process plugins.
+    public let client: ClientID?
+    /// The session it asked to be active (`becomeActiveIfPossible`); sticky while it exists.
+    public internal(set) var preferredSession: SessionID?
+    /// Logical time it last started playback (rate 0 → > 0).
+    public internal(set) var lastPlaybackStart: UInt64?
+    /// Logical time it last took the Now Playing slot.
+    public internal(set) var lastHeldSlot: UInt64?
+    let order: UInt64
+
+    public func toJSON() -> JSON {
+        var o: [String: JSON] = ["id": .string(id), "name": .string(name)]
+        if let client { o["client"] = .int(Int64(bitPattern: client)) }
+        return .object(o)
+    }
+}
+
+/// A player known to the host; it belongs to at most one session.
+public struct Player: Sendable, Hashable {
+    public let id: PlayerID
+    public internal(set) var session: SessionID?
+    public internal(set) var timeline = PlayerTimeline()
+    /// Created by `session.create` (dies with it) rather than adopted (detached on close).
+    let ownedBySession: Bool
+
+    /// `{id, session, status, rate, defaultRate, elapsed, duration, timestamp, …}` with
+    /// `elapsed` inferred for `now`.
+    public func toJSON(now: MonotonicInstant) -> JSON {
+        let t = timeline
+        var o: [String: JSON] = [
+            "id": .string(id),
+            "status": .string(t.status.rawValue),
+            "rate": .double(t.rate),
+            "defaultRate": .double(t.defaultRate),
+            "elapsed": .double(t.elapsed(at: now)),
+            "timestamp": now.toJSON(),
+            "playbackState": .string(playbackState.rawValue),
+            "repeatMode": .string(t.repeatMode.rawValue),
+            "shuffleMode": .string(t.shuffleMode.rawValue),
+            "queueCount": .int(Int64(t.items.count)),
+            "items": .array(t.items.map { $0.toJSON() }),
+        ]
+        o["session"] = session.map { .string($0) } ?? .null
+        if let d = t.duration { o["duration"] = .double(d) }
+        if let p = t.position { o["queueIndex"] = .int(Int64(p)) }
+        if let i = t.currentIndex { o["itemIndex"] = .int(Int64(i)) }
+        if let item = t.currentItem { o["currentItem"] = item.toJSON() }
+        return .object(o)
+    }
+
+    /// The player's own state (interruption is a session matter).
+    public var playbackState: PlaybackState {
+        let t = timeline
+        if t.status == .idle || t.status == .failed || t.currentItem == nil { return .stopped }
+        if t.rate > 0 { return .playing }
+        return t.isStopped ? .stopped : .paused
+    }
+}
+
+/// A player session (≈ MPNowPlayingSession): players, its own command center, info and audio.
+public struct Session: Sendable, Hashable {
+    public let id: SessionID
+    public let kind: SessionKind
+    public internal(set) var app: AppID
+    public internal(set) var playerIDs: [PlayerID]
+    public internal(set) var commandCenter = CommandCenter()
+    public internal(set) var audio = AudioSession()
+    public internal(set) var automaticallyPublishes: Bool
+    /// Info written with `info.set` / `info.update` (all of it when manual; the rest when automatic).
+    public internal(set) var manualInfo = NowPlayingInfo()
+    /// When `elapsed`/`rate` of `manualInfo` held.
+    public internal(set) var manualTimestamp: MonotonicInstant = .zero
+    let order: UInt64
+}
+
+/// The info a session publishes: what every display shows.
+public struct PublishedInfo: Sendable, Hashable {
+    public var info: NowPlayingInfo
+    public var playbackState: PlaybackState
+    /// The instant `elapsed` and `rate` held; readers infer `elapsed + rate × (now − timestamp)`.
+    public var timestamp: MonotonicInstant
+
+    /// `{info, playbackState, timestamp}`.
+    public func toJSON(language: String? = nil) -> JSON {
+        ["info": info.toJSON(language: language), "playbackState": .string(playbackState.rawValue),
+         "timestamp": timestamp.toJSON()]
+    }
+}
+
+/// `nowPlaying.get`: the Now Playing session's info with `elapsed` computed for `timestamp`.
+public struct NowPlayingSnapshot: Sendable, Hashable {
+    public var session: SessionID
+    public var info: NowPlayingInfo
+    public var playbackState: PlaybackState
+    public var timestamp: MonotonicInstant
+
+    /// `{session, info, playbackState, timestamp}`, strings resolved for `language` if given.
+    public func toJSON(language: String? = nil) -> JSON {
+        ["session": .string(session), "info": info.toJSON(language: language),
+         "playbackState": .string(playbackState.rawValue), "timestamp": timestamp.toJSON()]
+    }
+}
+
+/// `session.becomeActiveIfPossible`'s answer: `{active, reason?}`.
+public struct BecomeActiveResult: Sendable, Hashable {
+    public var active: Bool
+    public var reason: String?
+
+    public func toJSON() -> JSON {
+        var o: [String: JSON] = ["active": .bool(active)]
+        if let reason { o["reason"] = .string(reason) }
+        return .object(o)
+    }
+}
