@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 swift build
 bin="$(swift build --show-bin-path)"
-"$bin/npctl" daemon start
+"$bin/npctl" daemon start -- --config "$PWD/examples/demo.toml"
 "$bin/npctl" daemon status
 echo
 echo "npctl is at $bin/npctl — try: $bin/npctl ping, $bin/npctl call rpc.discover, $bin/npctl daemon stop"

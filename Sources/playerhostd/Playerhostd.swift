@@ -21,6 +21,12 @@ struct Playerhostd: ParsableCommand {
     @Flag(name: .long, help: "Detach into the background; return once the socket accepts connections.")
     var daemon = false
 
+    @Option(name: .long, help: "Configuration file (TOML; default: $XDG_CONFIG_HOME/playerhost/playerhost.toml if present).")
+    var config: String?
+
+    @Flag(name: .long, help: "Print the effective configuration and exit.")
+    var printConfig = false
+
     @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -47,7 +53,21 @@ struct Playerhostd: ParsableCommand {
 
     func run() throws {
         let env = SocketLocation.currentEnvironment()
-        let path = SocketLocation.resolve(explicit: socket, environment: env)
+        let configFile: HostConfig
+        do {
+            configFile = try HostConfig.load(path: config ?? HostConfig.defaultPath(environment: env), required: config != nil)
+        } catch {
+            FileHandleStderr.write("playerhostd: \(error)\n")
+            throw ExitCode(error.exitCode)
+        }
+        let path = SocketLocation.resolve(explicit: socket ?? configFile.socket, environment: env)
+        if printConfig {
+            var effective = configFile
+            effective.socket = path
+            effective.logLevel = logLevel
+            print(effective.tomlString(), terminator: "")
+            return
+        }
         if daemon {
             let code = DaemonLauncher.launch(socketPath: path, arguments: Array(CommandLine.arguments.dropFirst()))
             throw ExitCode(code)
@@ -59,12 +79,13 @@ struct Playerhostd: ParsableCommand {
             return h
         }
         let logger = Logger(label: "playerhostd")
-        var options = HostOptions(socketPath: path, socketIsDefault: socket == nil && env["PLAYERHOST_SOCKET"] == nil)
+        var options = HostOptions(socketPath: path, socketIsDefault: socket == nil && configFile.socket == nil && env["PLAYERHOST_SOCKET"] == nil)
         options.limits.maxConnections = maxConnections
         options.limits.maxLineBytes = maxLineBytes
         options.limits.maxOutputBytes = maxOutputBytes
         options.readyFD = readyFd
         options.notifySocket = env["NOTIFY_SOCKET"]
+        options.config = configFile
         do {
             let host = try HostDaemon(options: options, logger: logger)
             try host.run()

@@ -180,6 +180,16 @@ public struct ItemConfig: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey { case title, artist, album, duration, url }
 
+    /// The item as `player.load` takes it.
+    public var json: JSON {
+        var o: [String: JSON] = ["title": .string(title)]
+        if let artist { o["artist"] = .string(artist) }
+        if let duration { o["duration"] = .double(duration) }
+        if let url { o["url"] = .string(url) }
+        if let album { o["info"] = ["albumTitle": .string(album)] }
+        return .object(o)
+    }
+
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         title = try c.decode(String.self, forKey: .title)

@@ -8,6 +8,8 @@ public final class HostDaemon {
     public let options: HostOptions
     public let logger: Logger
     public let dispatcher: RPCDispatcher
+    /// The Now Playing model, run on the loop.
+    public let nowPlaying: NowPlayingService
     public private(set) var server: ControlServer!
     private var lock: InstanceLock?
     private var signals: [SignalWatcher] = []
@@ -25,7 +27,10 @@ public final class HostDaemon {
         self.logger = logger
         do { loop = try EventLoop() } catch { throw .loop(error) }
         dispatcher = RPCDispatcher(limits: options.limits)
+        nowPlaying = NowPlayingService(loop: loop, logger: logger)
+        if let ms = options.config.commandTimeoutMilliseconds { nowPlaying.commandTimeoutMilliseconds = UInt64(max(ms, 1)) }
         dispatcher.table.register(HostMethods.all(host: self))
+        dispatcher.table.register(HostMethods.model(nowPlaying))
     }
 
     /// Takes the lock, binds the socket, says ready, and runs the loop until shutdown completes.
@@ -51,6 +56,15 @@ public final class HostDaemon {
         }
         server.onDisconnect = { [unowned self] rpc in
             self.logger.debug("client \(rpc.id) (\(rpc.client.appName ?? "anonymous")) disconnected")
+            self.nowPlaying.clientDisconnected(ClientID(rpc.id))
+        }
+        nowPlaying.connection = { [unowned self] id in self.server.connection(id: Int(id)) }
+        nowPlaying.connections = { [unowned self] in self.server.connections }
+        shutdownSteps.append(("stop players", { [unowned self] in self.nowPlaying.close() }))
+        do {
+            try ConfiguredSessions.create(options.config.sessions, in: nowPlaying)
+        } catch {
+            logger.error("configuration: \(error.message)")
         }
         do {
             for sig in [SIGTERM, SIGINT] {

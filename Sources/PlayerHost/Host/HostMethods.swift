@@ -6,12 +6,15 @@ enum HostMethods {
         [
             .sync("host.hello", summary: "Introduce the client: the connection becomes an app that owns what it creates.",
                   params: [.required("name", .string, "the app's name"), .optional("version", .string)],
-                  result: .object, resultSummary: "{protocol, version, app}") { call throws(RPCError) in
+                  result: .object, resultSummary: "{protocol, version, app}") { [unowned host] call throws(RPCError) in
                 let name = try call.params.string("name")
                 guard !name.isEmpty, name.utf8.count <= 200 else {
                     throw RPCError(.invalidArgument, "name must be 1 to 200 bytes", data: ["param": "name"])
                 }
                 let client = call.connection.client
+                if client.appName == nil {
+                    try host.nowPlaying.perform { m, t in try m.registerApp(name: name, client: ClientID(call.connection.id), now: t) }
+                }
                 client.appName = name
                 client.appVersion = try call.params.optionalString("version")
                 return [
@@ -28,6 +31,8 @@ enum HostMethods {
             },
             .sync("host.stats", summary: "Counters: connections, requests served, uptime.", result: .object) { [unowned host] _ in
                 [
+                    "sessions": .int(Int64(host.nowPlaying.model.sessions.count)),
+                    "eventsPublished": .int(Int64(host.nowPlaying.eventsPublished)),
                     "connections": .int(Int64(host.server.connectionCount)),
                     "connectionsAccepted": .int(Int64(host.server.totalAccepted)),
                     "connectionsRefused": .int(Int64(host.server.totalRefused)),

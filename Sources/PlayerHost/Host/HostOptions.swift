@@ -9,6 +9,8 @@ public struct HostOptions: Sendable {
     public var readyFD: Int32?
     /// systemd's notify socket (`$NOTIFY_SOCKET`), told `READY=1` once the socket accepts.
     public var notifySocket: String?
+    /// The configuration file's content (sessions to create, timeouts).
+    public var config = HostConfig()
 
     public init(socketPath: String, socketIsDefault: Bool) {
         self.socketPath = socketPath

@@ -33,6 +33,9 @@ public final class ControlServer {
     public var connections: [RPCConnection] { clients.keys.sorted().map { clients[$0]!.rpc } }
     public var isListening: Bool { listener != nil }
 
+    /// The open connection with this id.
+    public func connection(id: Int) -> RPCConnection? { clients[id]?.rpc }
+
     /// Binds and listens. The caller holds the instance lock, so an existing file at `path` is a
     /// stale socket from a daemon that died, and is replaced.
     public func start() throws(ServerError) {

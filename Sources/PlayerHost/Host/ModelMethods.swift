@@ -1,0 +1,44 @@
+/// Shared helpers for the model-backed methods.
+enum ModelParams {
+    /// Parses a wire enum parameter, or throws invalidArgument naming it.
+    static func wireEnum<E: WireEnum>(_ type: E.Type, _ params: RPCParams, _ name: String) throws(RPCError) -> E? {
+        guard let raw = try params.optionalString(name) else { return nil }
+        return try wrap { try E.parse(raw, field: name) }
+    }
+
+    /// Runs a throwing model parse, mapping its error.
+    static func wrap<T>(_ body: () throws -> T) throws(RPCError) -> T {
+        do { return try body() } catch let e as ModelError {
+            throw RPCError(code: e.code.rawValue, message: e.message, data: e.detail)
+        } catch {
+            throw RPCError(.invalidArgument, "\(error)")
+        }
+    }
+
+    static func command(_ params: RPCParams) throws(RPCError) -> RemoteCommandKind {
+        let name = try params.string("command")
+        return try wrap { try RemoteCommandKind.parse(name) }
+    }
+
+    static func caller(_ call: RPCCall) -> Caller { .client(ClientID(call.connection.id)) }
+
+    static let session = RPCParamSpec.required("session", .string, "session id")
+    static let optionalSession = RPCParamSpec.optional("session", .string, "session id (default: the Now Playing session)")
+    static let player = RPCParamSpec.optional("player", .integer, "player index (default 0)")
+    static let language = RPCParamSpec.optional("lang", .string, "preferred language tag for localized values")
+}
+
+extension HostMethods {
+    /// Every model-backed method, by namespace.
+    static func model(_ np: NowPlayingService) -> [RPCMethod] {
+        var all: [RPCMethod] = []
+        all += sessionMethods(np)
+        all += audioMethods(np)
+        all += playerMethods(np)
+        all += commandMethods(np)
+        all += infoMethods(np)
+        all += arbiterMethods(np)
+        all += eventMethods(np)
+        return all
+    }
+}

@@ -1,0 +1,94 @@
+extension HostMethods {
+    static func audioMethods(_ np: NowPlayingService) -> [RPCMethod] {
+        typealias P = ModelParams
+        return [
+            .sync("audio.configure", summary: "Set a session's audio category and options (and background audio).",
+                  params: [P.session, .required("category", .string, "playback, playAndRecord, soloAmbient or ambient"),
+                           .optional("options", .array, "mixWithOthers, duckOthers"),
+                           .optional("backgroundAudio", .boolean, "outlive the owning app")],
+                  result: .object, resultSummary: "the audio session") { call throws(RPCError) in
+                let p = call.params
+                let id = try p.string("session")
+                let category = try P.wireEnum(AudioCategory.self, p, "category")!
+                var options = Set<AudioOption>()
+                for o in try p.stringArray("options") ?? [] {
+                    options.insert(try P.wrap { try AudioOption.parse(o, field: "options") })
+                }
+                var audio = try np.perform { m, t in try m.configureAudio(session: id, category: category, options: options, now: t) }
+                if let bg = try p.optionalBool("backgroundAudio") {
+                    audio = try np.perform { m, t in try m.setBackgroundAudio(session: id, bg, now: t) }
+                }
+                return audio.toJSON()
+            },
+            .sync("audio.activate", summary: "Activate a session's audio; a non-mixable one interrupts other apps.",
+                  params: [P.session], result: .object) { call throws(RPCError) in
+                let id = try call.params.string("session")
+                return try np.perform { m, t in try m.activateAudio(session: id, now: t) }.toJSON()
+            },
+            .sync("audio.deactivate", summary: "Deactivate a session's audio (its players pause); notifyOthers lets interrupted sessions resume.",
+                  params: [P.session, .optional("notifyOthers", .boolean)], result: .object) { call throws(RPCError) in
+                let id = try call.params.string("session")
+                let notify = try call.params.optionalBool("notifyOthers") ?? false
+                return try np.perform { m, t in try m.deactivateAudio(session: id, notifyOthers: notify, now: t) }.toJSON()
+            },
+            .sync("audio.interrupt", summary: "An external interruption (a call, an alarm) of every active session.",
+                  params: [.required("type", .string, "began or ended"), .optional("shouldResume", .boolean)],
+                  result: .boolean) { call throws(RPCError) in
+                let type = try P.wireEnum(InterruptionType.self, call.params, "type")!
+                let resume = try call.params.optionalBool("shouldResume")
+                try np.perform { m, t in m.interruptAudio(type, shouldResume: resume, now: t) }
+                return true
+            },
+        ]
+    }
+
+    static func playerMethods(_ np: NowPlayingService) -> [RPCMethod] {
+        typealias P = ModelParams
+        typealias Op = (inout NowPlayingModel, SessionID, Int, RPCParams, MonotonicInstant) throws -> ModelResult<Player>
+        /// A player method: run `op`, answer with the player.
+        func method(_ name: String, _ summary: String, _ extra: [RPCParamSpec] = [], _ op: @escaping Op) -> RPCMethod {
+            .sync(name, summary: summary, params: [P.session, P.player] + extra, result: .object,
+                  resultSummary: "the player") { call throws(RPCError) in
+                let id = try call.params.string("session")
+                let index = try call.params.optionalInt("player") ?? 0
+                let params = call.params
+                try np.perform { m, t in try op(&m, id, index, params, t) }
+                return try np.read { m, t in try m.playerJSON(session: id, player: index, now: t) }
+            }
+        }
+        return [
+            method("player.load", "Replace a player's queue with items ({title, artist, duration, url?, info?}).",
+                   [.required("items", .array, "item objects")]) { m, id, i, p, t in
+                let items = try (try p.array("items")).map { try MediaItem(json: $0) }
+                return try m.load(session: id, player: i, items: items, now: t)
+            },
+            method("player.play", "Play (rate = defaultRate).") { m, id, i, _, t in try m.play(session: id, player: i, now: t) },
+            method("player.pause", "Pause (rate 0).") { m, id, i, _, t in try m.pause(session: id, player: i, now: t) },
+            method("player.stop", "Stop and go back to the start of the item.") { m, id, i, _, t in try m.stop(session: id, player: i, now: t) },
+            method("player.seek", "Seek to a position in seconds.", [.required("position", .number)]) { m, id, i, p, t in
+                try m.seek(session: id, player: i, to: try p.double("position"), now: t)
+            },
+            method("player.setRate", "Set the rate (0 pauses).", [.required("rate", .number)]) { m, id, i, p, t in
+                try m.setRate(session: id, player: i, rate: try p.double("rate"), now: t)
+            },
+            method("player.next", "Next item.") { m, id, i, _, t in try m.next(session: id, player: i, now: t) },
+            method("player.previous", "Previous item (or the start of this one).") { m, id, i, _, t in
+                try m.previous(session: id, player: i, now: t)
+            },
+            method("player.setRepeat", "Repeat mode off, one or all.", [.required("mode", .string)]) { m, id, i, p, t in
+                let mode = try RepeatMode.parse(try p.string("mode"), field: "mode")
+                return try m.setRepeat(session: id, player: i, mode, now: t)
+            },
+            method("player.setShuffle", "Shuffle mode off, items or collections.", [.required("mode", .string)]) { m, id, i, p, t in
+                let mode = try ShuffleMode.parse(try p.string("mode"), field: "mode")
+                return try m.setShuffle(session: id, player: i, mode, now: t)
+            },
+            .sync("player.get", summary: "A player: queue, index, rate, status, modes, elapsed now.",
+                  params: [P.session, P.player], result: .object) { call throws(RPCError) in
+                let id = try call.params.string("session")
+                let index = try call.params.optionalInt("player") ?? 0
+                return try np.read { m, t in try m.playerJSON(session: id, player: index, now: t) }
+            },
+        ]
+    }
+}

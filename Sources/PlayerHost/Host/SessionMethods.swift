@@ -1,0 +1,105 @@
+extension HostMethods {
+    static func sessionMethods(_ np: NowPlayingService) -> [RPCMethod] {
+        typealias P = ModelParams
+        return [
+            .sync("session.create", summary: "Create a session (kind main, pip, multiview or a plugin kind) with its players.",
+                  params: [.optional("id", .string, "unique id (default: from the kind)"),
+                           .required("kind", .string, "main, pip, multiview or a plugin kind"),
+                           .optional("players", .integer, "player count (default 1; 4 for multiview)"),
+                           .optional("automaticallyPublishes", .boolean, "publish info from the players (default true)"),
+                           .optional("backgroundAudio", .boolean, "outlive the owning app (default false)")],
+                  result: .object, resultSummary: "the session") { call throws(RPCError) in
+                let p = call.params
+                let kindName = try p.string("kind")
+                let kind = try P.wrap { try SessionKind(kindName) }
+                let players = try p.optionalInt("players")
+                let session = try np.perform { m, t in
+                    try m.createSession(
+                        id: try p.optionalString("id"), kind: kind, playerCount: players,
+                        automaticallyPublishes: try p.optionalBool("automaticallyPublishes") ?? true,
+                        backgroundAudio: try p.optionalBool("backgroundAudio") ?? false,
+                        caller: P.caller(call), now: t)
+                }
+                return try np.read { m, t in try m.sessionJSON(session.id, now: t) }
+            },
+            .sync("session.list", summary: "Every session: id, kind, app, isActive, canBecomeActive, playbackState.",
+                  result: .array) { _ throws(RPCError) in
+                try np.read { m, _ in m.sessionListJSON() }
+            },
+            .sync("session.get", summary: "One session in full: players, commands, audio, info, eligibility.",
+                  params: [P.session], result: .object) { call throws(RPCError) in
+                let id = try call.params.string("session")
+                return try np.read { m, t in try m.sessionJSON(id, now: t) }
+            },
+            .sync("session.close", summary: "Close a session; the Now Playing slot passes on if it held it.",
+                  params: [P.session], result: .boolean) { call throws(RPCError) in
+                let id = try call.params.string("session")
+                try np.perform { m, t in try m.closeSession(id, caller: P.caller(call), now: t) }
+                return true
+            },
+            .sync("session.becomeActiveIfPossible", summary: "Make the session its app's active one (PiP expand), if eligible.",
+                  params: [P.session], result: .object, resultSummary: "{active, reason?}") { call throws(RPCError) in
+                let id = try call.params.string("session")
+                return try np.perform { m, t in try m.becomeActiveIfPossible(id, now: t) }.toJSON()
+            },
+            .sync("session.resignActive", summary: "Stop being the app's active session (PiP minimize); another takes over.",
+                  params: [P.session], result: .object, resultSummary: "{active, reason?}") { call throws(RPCError) in
+                let id = try call.params.string("session")
+                return try np.perform { m, t in try m.resignActive(id, now: t) }.toJSON()
+            },
+        ]
+    }
+
+    static func arbiterMethods(_ np: NowPlayingService) -> [RPCMethod] {
+        [
+            .sync("nowPlaying.get", summary: "The Now Playing session's info with elapsed computed for now; null when empty.",
+                  params: [ModelParams.language], result: .object,
+                  resultSummary: "{session, info, playbackState, timestamp} or null") { call throws(RPCError) in
+                let lang = try call.params.optionalString("lang")
+                return try np.read { m, t in m.nowPlayingJSON(language: lang, now: t) }
+            },
+            .sync("arbiter.explain", summary: "For each session: eligible or not and why, active or not and why.",
+                  result: .object) { _ throws(RPCError) in
+                try np.read { m, t in m.explainJSON(now: t) }
+            },
+            .sync("arbiter.doctor", summary: "Diagnostics per session: faults found and how to fix them.",
+                  params: [ModelParams.optionalSession], result: .object) { call throws(RPCError) in
+                let id = try call.params.optionalString("session")
+                return try np.read { m, t in try m.doctorJSON(session: id, now: t) }
+            },
+        ]
+    }
+
+    static func eventMethods(_ np: NowPlayingService) -> [RPCMethod] {
+        let topics = ["nowPlaying", "sessions", "commands", "audio", "info", "players", "*"]
+        return [
+            .sync("events.subscribe", summary: "Receive `event` notifications for topics (\(topics.joined(separator: ", "))); current values are sent at once.",
+                  params: [.required("topics", .array, "topic names")], result: .boolean) { call throws(RPCError) in
+                let wanted = try call.params.stringArray("topics") ?? []
+                for t in wanted where !topics.contains(t) {
+                    throw RPCError(.invalidArgument, "unknown topic '\(t)' (known: \(topics.joined(separator: ", ")))",
+                                   data: ["topic": .string(t)])
+                }
+                let client = call.connection.client
+                let new = Set(wanted).subtracting(client.topics)
+                client.topics.formUnion(wanted)
+                // The current value at once, so a subscriber never starts from nothing.
+                if new.contains("nowPlaying") || new.contains("*") {
+                    call.connection.notify(method: "event", params: np.nowPlayingEvent())
+                }
+                if new.contains("sessions") || new.contains("*") {
+                    call.connection.notify(method: "event", params: [
+                        "topic": "sessions", "type": "sessions", "sessions": try np.read { m, _ in m.sessionListJSON() },
+                    ])
+                }
+                return true
+            },
+            .sync("events.unsubscribe", summary: "Stop receiving the given topics (all when none given).",
+                  params: [.optional("topics", .array, "topic names")], result: .boolean) { call throws(RPCError) in
+                let client = call.connection.client
+                if let t = try call.params.stringArray("topics") { client.topics.subtract(t) } else { client.topics.removeAll() }
+                return true
+            },
+        ]
+    }
+}
