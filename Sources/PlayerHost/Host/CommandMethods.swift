@@ -1,7 +1,8 @@
 extension HostMethods {
     static func commandMethods(_ np: NowPlayingService) -> [RPCMethod] {
         typealias P = ModelParams
-        let commandParam = RPCParamSpec.required("command", .string, "play, pause, skipForward, … (see docs/protocol.md)")
+        let commandParam = RPCParamSpec.required(
+            "command", .string, "one of " + RemoteCommandKind.allCases.map(\.rawValue).joined(separator: ", "))
         /// Every configuration property of any command, each optional.
         let configuration: [RPCParamSpec] = [
             .optional("preferredIntervals", .array, "skipForward/skipBackward intervals, seconds"),
