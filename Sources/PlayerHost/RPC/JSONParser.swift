@@ -145,7 +145,9 @@ struct JSONReader {
             pos += 1
             return .object([:])
         }
-        var members: [String: JSON] = [:]
+        // Room for a typical RPC envelope up front; the first inserts would otherwise resize and
+        // rehash twice. Larger objects grow (and rehash) geometrically as usual.
+        var members = [String: JSON](minimumCapacity: 4)
         while true {
             guard pos < end else { throw Self.fail("unterminated object", pos) }
             guard base[pos] == quote else {
