@@ -1,5 +1,5 @@
 import Testing
-@testable import PlayerHost
+import PlayerHost
 
 /// Parses `bytes`, returning the error (or nil if it parsed) so rejection tests can assert on it.
 private func parseError(_ bytes: [UInt8], maxDepth: Int = 256) -> JSONParseError? {
