@@ -13,7 +13,7 @@ import PlayerHost
     /// A ~2 KiB JSON-RPC response: nested objects and arrays, escapes, non-ASCII, ints and doubles.
     static let nested: [UInt8] = {
         var tracks: [String] = []
-        for i in 0..<8 {
+        for i in 0..<10 {
             tracks.append(
                 #"{"id":\#(1000 + i),"title":"Track \#(i) \u2014 \"Live\"","artist":"Sigur Rós","#
                     + #""duration":\#(180.25 + Double(i)),"gain":-6.5e-1,"tags":["ambient","post-rock","\#(i)"],"#

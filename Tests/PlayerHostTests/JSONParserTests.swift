@@ -48,6 +48,13 @@ private func parseError(_ text: String, maxDepth: Int = 256) -> JSONParseError? 
         #expect(value == ["id": 2, "x": 0])
     }
 
+    /// Dictionary keys compare by canonical equivalence, so these two spellings are one key.
+    @Test func canonicallyEquivalentKeysAreDuplicates() throws {
+        let value = try JSONParser.parse(#"{"\u00e9":1,"e\u0301":2}"#)
+        #expect(value.objectValue?.count == 1)
+        #expect(value["\u{E9}"] == 2)
+    }
+
     @Test func allOverloadsAgree() throws {
         let text = #"{"k":[1,2.5,"\u00e9"]}"#
         let bytes = Array(text.utf8)
