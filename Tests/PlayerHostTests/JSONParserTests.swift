@@ -1,5 +1,5 @@
 import Testing
-@testable import PlayerHost
+import PlayerHost
 
 /// Parses `bytes`, returning the error (or nil if it parsed) so rejection tests can assert on it.
 private func parseError(_ bytes: [UInt8], maxDepth: Int = 256) -> JSONParseError? {
@@ -46,6 +46,13 @@ private func parseError(_ text: String, maxDepth: Int = 256) -> JSONParseError? 
     @Test func duplicateKeysLastWins() throws {
         let value = try JSONParser.parse(#"{"id":1,"x":0,"id":2}"#)
         #expect(value == ["id": 2, "x": 0])
+    }
+
+    /// Dictionary keys compare by canonical equivalence, so these two spellings are one key.
+    @Test func canonicallyEquivalentKeysAreDuplicates() throws {
+        let value = try JSONParser.parse(#"{"\u00e9":1,"e\u0301":2}"#)
+        #expect(value.objectValue?.count == 1)
+        #expect(value["\u{E9}"] == 2)
     }
 
     @Test func allOverloadsAgree() throws {

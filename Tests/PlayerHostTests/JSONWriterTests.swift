@@ -1,5 +1,5 @@
 import Testing
-@testable import PlayerHost
+import PlayerHost
 
 @Suite struct JSONWriterTests {
     @Test(arguments: [

@@ -24,16 +24,7 @@ extension JSON {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            if members.count == 1, let (key, value) = members.first {
-                // The common single-member case needs no sorting (and no sorted copy).
-                Self.writeMember(key, value, into: &out)
-            } else {
-                let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-                for (index, member) in sorted.enumerated() {
-                    if index > 0 { out.append(UInt8(ascii: ",")) }
-                    Self.writeMember(member.key, member.value, into: &out)
-                }
-            }
+            Self.writeMembers(members, into: &out)
             out.append(UInt8(ascii: "}"))
         }
     }
@@ -55,17 +46,45 @@ extension JSON {
     /// For code that writes JSON envelopes by hand around pre-serialized parts.
     public static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        var s = s  // `withUTF8` is mutating; native strings are not copied.
-        s.withUTF8 { appendEscaped($0, to: &out) }
+        if s.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: &out) }) == nil {
+            var s = s  // Not contiguous UTF-8 (e.g. bridged); `withUTF8` makes it so.
+            s.withUTF8 { appendEscaped($0, to: &out) }
+        }
         out.append(UInt8(ascii: "\""))
     }
 
     // MARK: Pieces
 
-    private static func writeMember(_ key: String, _ value: JSON, into out: inout [UInt8]) {
-        writeString(key, into: &out)
-        out.append(UInt8(ascii: ":"))
-        value.write(into: &out)
+    /// Writes `key:value` pairs in byte-wise key order. Sorts the members in a temporary
+    /// (usually stack) buffer, so no array is allocated per object.
+    private static func writeMembers(_ members: [String: JSON], into out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: (key: String, value: JSON).self, capacity: members.count) { buffer in
+            var sorted = buffer
+            _ = sorted.initialize(from: members)
+            sorted.sort { utf8Precedes($0.key, $1.key) }
+            for position in sorted.indices {
+                if position > 0 { out.append(UInt8(ascii: ",")) }
+                writeString(sorted[position].key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                sorted[position].value.write(into: &out)
+            }
+            _ = sorted.deinitialize()
+        }
+    }
+
+    /// Byte-wise UTF-8 order. `String`'s `<` compares canonical equivalents as equal and orders
+    /// by normalized form, which would make the output depend on normalization.
+    @inline(__always)
+    private static func utf8Precedes(_ a: String, _ b: String) -> Bool {
+        let result = a.utf8.withContiguousStorageIfAvailable { a in
+            b.utf8.withContiguousStorageIfAvailable { b in
+                for i in 0..<min(a.count, b.count) where a[i] != b[i] {
+                    return a[i] < b[i]
+                }
+                return a.count < b.count
+            }
+        }
+        return (result ?? nil) ?? a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     @inline(__always)
