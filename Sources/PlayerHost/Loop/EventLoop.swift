@@ -55,25 +55,34 @@ public final class EventLoop {
     }
 
     /// Runs the loop. Returns true if handles or requests are still active.
+    /// A closed loop has nothing to run and returns false at once.
     @discardableResult
     public func run(_ mode: RunMode = .untilIdle) -> Bool {
-        uv_run(raw, mode.uv) != 0
+        guard !isClosed else { return false }
+        return uv_run(raw, mode.uv) != 0
     }
 
     /// Makes `run` return after the current iteration.
-    public func stop() { uv_stop(raw) }
+    public func stop() {
+        guard !isClosed else { return }
+        uv_stop(raw)
+    }
 
     /// The loop's cached time in milliseconds (updated at the start of each iteration).
-    public var nowMilliseconds: UInt64 { uv_now(raw) }
+    public var nowMilliseconds: UInt64 { isClosed ? closedAt : uv_now(raw) }
+    private var closedAt: UInt64 = 0
 
     /// Refreshes the loop's cached time.
-    public func updateTime() { uv_update_time(raw) }
+    public func updateTime() {
+        guard !isClosed else { return }
+        uv_update_time(raw)
+    }
 
     /// A monotonic clock in nanoseconds (libuv's `uv_hrtime`); the host's injected clock reads it.
     public static func hrtime() -> UInt64 { uv_hrtime() }
 
     /// True while any referenced handle or request keeps the loop alive.
-    public var isAlive: Bool { uv_loop_alive(raw) != 0 }
+    public var isAlive: Bool { !isClosed && uv_loop_alive(raw) != 0 }
 
     /// How many handles the loop knows of, open or closing. Zero after `close()`: tests assert it.
     public var handleCount: Int {
@@ -105,19 +114,25 @@ public final class EventLoop {
 
     /// Closes every handle still open, runs the loop until their close callbacks ran, and closes
     /// the loop. After it returns no handle of this loop is left and its memory is released.
+    /// Handles opened by close callbacks meanwhile are closed too.
     public func close() throws(LoopError) {
         guard !isClosed else { return }
-        uv_walk(raw, { handle, _ in
-            guard let handle, uv_is_closing(handle) == 0 else { return }
-            if let data = handle.pointee.data {
-                Unmanaged<LoopHandle>.fromOpaque(data).takeUnretainedValue().close()
-            } else {
-                uv_close(handle, nil)
-            }
-        }, nil)
-        while uv_run(raw, UV_RUN_DEFAULT) != 0 {}
-        let status = uv_loop_close(raw)
-        try LoopError.check(status, "uv_loop_close")
+        while true {
+            uv_walk(raw, { handle, _ in
+                guard let handle, uv_is_closing(handle) == 0 else { return }
+                if let data = handle.pointee.data {
+                    Unmanaged<LoopHandle>.fromOpaque(data).takeUnretainedValue().close()
+                } else {
+                    uv_close(handle, nil)
+                }
+            }, nil)
+            // With handles closing, libuv polls without blocking; a close callback may open (and
+            // arm) a new handle, which the next pass closes before it could block the loop.
+            let alive = uv_run(raw, UV_RUN_ONCE) != 0
+            if !alive && handleCount == 0 { break }
+        }
+        closedAt = uv_now(raw)
+        try LoopError.check(uv_loop_close(raw), "uv_loop_close")
         isClosed = true
     }
 }

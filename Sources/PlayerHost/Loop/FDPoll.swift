@@ -32,6 +32,7 @@ public final class FDPoll: LoopHandle {
 
     /// Starts (or changes) watching for `events`.
     public func start(_ events: Events, _ callback: @escaping (Result<Events, LoopError>) -> Void) throws(LoopError) {
+        try checkOpen("uv_poll_start")
         self.callback = callback
         let status = uv_poll_start(raw, events.rawValue) { p, status, events in
             let me = LoopHandle.object(p, as: FDPoll.self)

@@ -28,20 +28,35 @@ public class LoopHandle {
     func failedInit() {
         deallocate(handle)
         isClosing = true
+        isClosed = true
     }
 
-    /// Closes the handle; `then` runs from the close callback, when libuv is done with it.
+    /// True once libuv's close callback ran: the C handle is freed and must not be touched.
+    private(set) var isClosed = false
+
+    /// Closes the handle; `then` runs from the close callback, when libuv is done with it. Closing
+    /// again is harmless: `then` runs once the close completed (at once if it already has).
     public func close(then: (() -> Void)? = nil) {
         guard !isClosing else {
-            if let then { then() }
+            if let then {
+                if isClosed {
+                    then()
+                } else if let previous = onClose {
+                    onClose = { previous(); then() }
+                } else {
+                    onClose = then
+                }
+            }
             return
         }
         isClosing = true
         onClose = then
+        willClose()
         uv_close(handle) { h in
             guard let h else { return }
             let me = Unmanaged<LoopHandle>.fromOpaque(h.pointee.data!).takeRetainedValue()
             h.pointee.data = nil
+            me.isClosed = true
             me.didClose()
             me.deallocate(h)
             let then = me.onClose
@@ -49,6 +64,16 @@ public class LoopHandle {
             then?()
         }
     }
+
+    /// Throws instead of letting an operation reach a closing or freed C handle.
+    func checkOpen(_ operation: @autoclosure () -> String) throws(LoopError) {
+        if isClosing {
+            throw LoopError(code: Int32(UV_EBADF.rawValue), operation: "\(operation()) on a closed handle")
+        }
+    }
+
+    /// Called once, just before `uv_close`.
+    func willClose() {}
 
     /// Subclasses drop their callbacks here so closures capturing their owners are released.
     func didClose() {}

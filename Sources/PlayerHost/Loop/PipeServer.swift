@@ -25,11 +25,13 @@ public final class PipeServer: LoopHandle {
     /// this moment; set it before calling so the file is never briefly more open than intended.
     public func bind(path: String) throws(LoopError) {
         try UnixSocketPath.validate(path)
+        try checkOpen("bind \(path)")
         try LoopError.check(uv_pipe_bind(raw, path), "bind \(path)")
     }
 
     /// Starts listening; `onConnection` runs for each pending connection, to be `accept`ed.
     public func listen(backlog: Int32 = 128, _ onConnection: @escaping (LoopError?) -> Void) throws(LoopError) {
+        try checkOpen("listen")
         self.onConnection = onConnection
         let status = uv_listen(stream, backlog) { s, status in
             let me = LoopHandle.object(s, as: PipeServer.self)
@@ -40,6 +42,7 @@ public final class PipeServer: LoopHandle {
 
     /// Accepts one pending connection.
     public func accept() throws(LoopError) -> PipeStream {
+        try checkOpen("accept")
         let client = try PipeStream(loop: loop)
         let status = uv_accept(stream, client.stream)
         if status < 0 {

@@ -37,6 +37,7 @@ public final class PipeStream: LoopHandle {
     /// Connects to the Unix socket at `path`; `completion` gets nil on success.
     public func connect(path: String, _ completion: @escaping (LoopError?) -> Void) throws(LoopError) {
         try UnixSocketPath.validate(path)
+        try checkOpen("connect \(path)")
         onConnect = completion
         let req = UnsafeMutablePointer<uv_connect_t>.allocate(capacity: 1)
         uv_pipe_connect(req, raw, path) { req, status in
@@ -51,6 +52,7 @@ public final class PipeStream: LoopHandle {
 
     /// Wraps an already-open descriptor (e.g. a socket made elsewhere).
     public func open(fileDescriptor fd: Int32) throws(LoopError) {
+        try checkOpen("uv_pipe_open(fd \(fd))")
         try LoopError.check(uv_pipe_open(raw, fd), "uv_pipe_open(fd \(fd))")
     }
 
@@ -75,6 +77,7 @@ public final class PipeStream: LoopHandle {
         onRead: @escaping (UnsafeRawBufferPointer) -> Void,
         onEnd: @escaping (LoopError?) -> Void
     ) throws(LoopError) {
+        try checkOpen("uv_read_start")
         self.onRead = onRead
         self.onEnd = onEnd
         let status = uv_read_start(stream, { h, _, buf in
@@ -119,7 +122,7 @@ public final class PipeStream: LoopHandle {
                 base: UnsafeMutablePointer(mutating: bytes.baseAddress!.assumingMemoryBound(to: CChar.self)),
                 len: bytes.count)
             let n = uv_try_write(stream, &buf, 1)
-            if n == Int32(bytes.count) { return }
+            if Int(n) == bytes.count { return }
             if n > 0 {
                 offset = Int(n)
             } else if n != Int32(UV_EAGAIN.rawValue) {
@@ -165,7 +168,6 @@ public final class PipeStream: LoopHandle {
     /// Half-closes after every queued write is flushed; `completion` runs then.
     public func shutdown(_ completion: @escaping (LoopError?) -> Void) {
         guard !isClosing else { completion(nil); return }
-        shutdownCallback = completion
         let req = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
         let status = uv_shutdown(req, stream) { req, status in
             let stream = req!.pointee.handle!
@@ -176,10 +178,13 @@ public final class PipeStream: LoopHandle {
             cb?(status < 0 ? LoopError(code: status, operation: "shutdown") : nil)
         }
         if status < 0 {
+            // E.g. ENOTCONN for a second shutdown: the pending one keeps its completion.
             req.deallocate()
-            shutdownCallback = nil
             completion(LoopError(code: status, operation: "uv_shutdown"))
+            return
         }
+        // libuv never completes a shutdown synchronously, so this is set before it can run.
+        shutdownCallback = completion
     }
 
     override func didClose() {

@@ -20,6 +20,7 @@ public final class SignalWatcher: LoopHandle {
 
     /// Watches `signal`; the callback receives the signal number.
     public func start(signal: Int32, _ callback: @escaping (Int32) -> Void) throws(LoopError) {
+        try checkOpen("uv_signal_start")
         self.callback = callback
         let status = uv_signal_start(raw, { s, signum in
             LoopHandle.object(s, as: SignalWatcher.self).callback?(signum)

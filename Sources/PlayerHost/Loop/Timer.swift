@@ -36,7 +36,11 @@ public final class Timer: LoopHandle {
     }
 
     /// Milliseconds until the timer fires, 0 if due or stopped.
-    public var dueIn: UInt64 { isClosing ? 0 : uv_timer_get_due_in(raw) }
+    public var dueIn: UInt64 {
+        // libuv 1.44 reports a stopped timer's stale deadline, so check activity first.
+        guard !isClosing, uv_is_active(handle) != 0 else { return 0 }
+        return uv_timer_get_due_in(raw)
+    }
 
     override func didClose() { callback = nil }
 }
