@@ -4,6 +4,7 @@
 # cross-check of the client. Also reports playerhostd's resident memory and its idle wake-ups.
 #
 #   scripts/bench.sh [--runs N] [--no-build] [--cpu C] [--max-load L] [--seq-count N] [--pipe-count N]
+#   PLAYERHOSTD=/path/to/playerhostd scripts/bench.sh --no-build   # benchmark another build
 #
 # Everything runs pinned to one CPU (default 0): on a small VM a cross-CPU wake-up costs tens of
 # microseconds and would swamp what is being measured. Each run starts fresh servers; with several
@@ -31,7 +32,7 @@ while [ $# -gt 0 ]; do
         --max-load) MAX_LOAD=$2; shift 2 ;;
         --seq-count) SEQ_COUNT=$2; shift 2 ;;
         --pipe-count) PIPE_COUNT=$2; shift 2 ;;
-        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -50,7 +51,7 @@ if [ "$BUILD" = 1 ]; then
     swift build -c release 2>&1 | tail -1
 fi
 BIN=$(swift build -c release --show-bin-path)
-PHD=$BIN/playerhostd
+PHD=${PLAYERHOSTD:-$BIN/playerhostd}   # PLAYERHOSTD=/path/to/another/build compares builds
 PHB=$BIN/ph-bench
 [ -x "$PHD" ] && [ -x "$PHB" ] || { echo "bench.sh: build first ($PHD, $PHB missing)" >&2; exit 1; }
 

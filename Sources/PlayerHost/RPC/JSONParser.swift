@@ -145,7 +145,9 @@ struct JSONReader {
             pos += 1
             return .object([:])
         }
-        var members: [String: JSON] = [:]
+        // Room for a request envelope (jsonrpc, method, params, id) up front: growing from empty
+        // would allocate and rehash twice before the fourth member.
+        var members = [String: JSON](minimumCapacity: 4)
         while true {
             guard pos < end else { throw Self.fail("unterminated object", pos) }
             guard base[pos] == quote else {
