@@ -25,8 +25,20 @@ public final class RPCDispatcher {
         guard case .object(let o) = value else {
             return .reply(id: .null, .failure(.invalidRequest("a request must be a JSON object")))
         }
+        // One pass over the members instead of four hashed lookups: an envelope has a handful of
+        // members, and comparing short keys costs far less than hashing them. Keys are unique, so
+        // each variable is what `o[key]` would be.
+        var rawID: JSON?, version: JSON?, methodMember: JSON?, paramsMember: JSON?
+        for (key, member) in o {
+            switch key {
+            case "id": rawID = member
+            case "jsonrpc": version = member
+            case "method": methodMember = member
+            case "params": paramsMember = member
+            default: continue
+            }
+        }
         // The id first: if it is valid it is echoed even in an error reply.
-        let rawID = o["id"]
         var id: JSON = .null
         if let rawID {
             switch rawID {
@@ -36,14 +48,14 @@ public final class RPCDispatcher {
             }
         }
         let isNotification = rawID == nil
-        guard case .string("2.0")? = o["jsonrpc"] else {
+        guard case .string("2.0")? = version else {
             return .reply(id: id, .failure(.invalidRequest("\"jsonrpc\" must be exactly \"2.0\"")))
         }
-        guard case .string(let name)? = o["method"] else {
+        guard case .string(let name)? = methodMember else {
             return .reply(id: id, .failure(.invalidRequest("\"method\" must be a string")))
         }
         let params: [String: JSON]
-        switch o["params"] {
+        switch paramsMember {
         case nil:
             params = [:]
         case .object(let p)?:
