@@ -25,19 +25,15 @@ public final class RPCDispatcher {
         guard case .object(let o) = value else {
             return .reply(id: .null, .failure(.invalidRequest("a request must be a JSON object")))
         }
-        // One pass over the members instead of four hashed lookups: an envelope has a handful of
-        // members, and comparing short keys costs far less than hashing them. Keys are unique, so
-        // each variable is what `o[key]` would be.
-        var rawID: JSON?, version: JSON?, methodMember: JSON?, paramsMember: JSON?
-        for (key, member) in o {
-            switch key {
-            case "id": rawID = member
-            case "jsonrpc": version = member
-            case "method": methodMember = member
-            case "params": paramsMember = member
-            default: continue
-            }
-        }
+        return handle(RequestEnvelope(members: o), connection: connection)
+    }
+
+    /// A request object, by the members that matter (from a parsed object or the fast scanner).
+    func handle(_ envelope: RequestEnvelope, connection: RPCConnection) -> ItemResult {
+        let rawID = envelope.id
+        let version = envelope.version
+        let methodMember = envelope.method
+        let paramsMember = envelope.params
         // The id first: if it is valid it is echoed even in an error reply.
         var id: JSON = .null
         if let rawID {
