@@ -28,6 +28,8 @@ public final class RPCConnection {
     private var nextOutgoingID: Int64 = 1
     private var outgoing: [Int64: (Result<JSON, RPCError>) -> Void] = [:]
     private var closeReason: String?
+    /// Off only in tests that compare the fast path with the general one.
+    var usesFastPath = true
 
     public init(id: Int, dispatcher: RPCDispatcher) {
         self.id = id
@@ -90,6 +92,14 @@ public final class RPCConnection {
 
     private func handleLine(_ line: UnsafeRawBufferPointer) {
         if Self.isBlank(line) { return }
+        // The common single request skips building a JSON object; anything the scanner is not
+        // sure of goes the general way below, with the same outcome.
+        if usesFastPath,
+           let envelope = RequestScanner.scan(line, maxDepth: dispatcher.limits.maxDepth) {
+            dispatcher.linesReceived += 1
+            emit(dispatcher.handle(envelope, connection: self))
+            return
+        }
         let value: JSON
         do {
             value = try JSONParser.parse(line, maxDepth: dispatcher.limits.maxDepth)

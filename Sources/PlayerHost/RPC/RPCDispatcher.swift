@@ -25,8 +25,16 @@ public final class RPCDispatcher {
         guard case .object(let o) = value else {
             return .reply(id: .null, .failure(.invalidRequest("a request must be a JSON object")))
         }
+        return handle(RequestEnvelope(members: o), connection: connection)
+    }
+
+    /// A request object, by the members that matter (from a parsed object or the fast scanner).
+    func handle(_ envelope: RequestEnvelope, connection: RPCConnection) -> ItemResult {
+        let rawID = envelope.id
+        let version = envelope.version
+        let methodMember = envelope.method
+        let paramsMember = envelope.params
         // The id first: if it is valid it is echoed even in an error reply.
-        let rawID = o["id"]
         var id: JSON = .null
         if let rawID {
             switch rawID {
@@ -36,13 +44,13 @@ public final class RPCDispatcher {
             }
         }
         let isNotification = rawID == nil
-        guard case .string("2.0")? = o["jsonrpc"] else {
+        guard case .string("2.0")? = version else {
             return .reply(id: id, .failure(.invalidRequest("\"jsonrpc\" must be exactly \"2.0\"")))
         }
-        guard case .string(let name)? = o["method"] else {
+        guard case .string(let name)? = methodMember else {
             return .reply(id: id, .failure(.invalidRequest("\"method\" must be a string")))
         }
-        let rawParams = o["params"]
+        let rawParams = paramsMember
         switch rawParams {
         case nil, .object?, .array?: break
         default:
