@@ -8,8 +8,19 @@ struct NPCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "npctl",
         abstract: "Control the PlayerHost daemon.",
+        discussion: """
+            Verbs act on the Now Playing session unless -s/--session names another.
+            Errors print one line on stderr and exit non-zero.
+            Shell completions: npctl --generate-completion-script bash|zsh|fish
+            """,
         version: HostVersion.string,
-        subcommands: [Ping.self, Call.self, Daemon.self])
+        subcommands: [
+            StatusCommand.self, Sessions.self,
+            Play.self, Pause.self, PlayPause.self, Stop.self, Next.self, Previous.self,
+            Position.self, SkipForward.self, SkipBackward.self, Rate.self, Loop.self, Shuffle.self,
+            Metadata.self, Promote.self, Demote.self, Doctor.self,
+            Ping.self, Call.self, Daemon.self,
+        ])
 }
 
 /// Options every subcommand takes.

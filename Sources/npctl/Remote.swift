@@ -1,0 +1,87 @@
+import ArgumentParser
+import PlayerHost
+
+/// `-s/--session`, taken by every verb that acts on one session.
+struct SessionOption: ParsableArguments {
+    @Option(name: [.short, .long], help: ArgumentHelp("Session id (default: the Now Playing session).", valueName: "id"))
+    var session: String?
+}
+
+/// One connection to the daemon for the whole verb, so a verb that needs several calls
+/// (read the position, then seek) sees one consistent daemon and pays for one connect.
+/// Every error becomes a `Failure`: one line on stderr, exit 1.
+struct Remote {
+    let client: ControlClient
+    let global: GlobalOptions
+
+    init(_ global: GlobalOptions) throws {
+        self.global = global
+        client = try global.connect()
+    }
+
+    /// Calls `method`; daemon errors become one-line failures.
+    @discardableResult
+    func call(_ method: String, _ params: [String: JSON] = [:]) throws -> JSON {
+        do throws(ClientError) { return try client.call(method, params) } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    /// The message for a client error, with the one case a user can fix from the shell spelled out.
+    static func failure(_ error: ClientError) -> Failure {
+        if case .rpc(let e) = error, e.code == RPCErrorCode.noNowPlayingSession.rawValue {
+            return Failure(Self.nothingPlaying)
+        }
+        return Failure(error.description)
+    }
+
+    static let nothingPlaying = "nothing is Now Playing; name a session with -s"
+
+    /// The session a verb means: the one named with `-s`, else the Now Playing one. Used where
+    /// the method needs an explicit id (`player.*`, `session.get`); methods that default to the
+    /// Now Playing session themselves get no id at all, so the host decides atomically.
+    func resolve(_ option: SessionOption) throws -> String {
+        if let id = option.session { return id }
+        guard let id = try call("nowPlaying.get")["session"]?.stringValue else { throw Failure(Self.nothingPlaying) }
+        return id
+    }
+
+    /// What a session shows now: `nowPlaying.get` (or `info.get` for `-s`, which has the same
+    /// shape). Nil only when nothing is Now Playing and no session was named.
+    func snapshot(_ option: SessionOption) throws -> Snapshot? {
+        let raw = try rawSnapshot(option)
+        return raw.isNull ? nil : Snapshot(raw)
+    }
+
+    /// The raw reply behind `snapshot`, for `--json`.
+    func rawSnapshot(_ option: SessionOption) throws -> JSON {
+        if let id = option.session { return try call("info.get", ["session": .string(id)]) }
+        return try call("nowPlaying.get")
+    }
+
+    /// Like `snapshot`, but nothing Now Playing is an error.
+    func requireSnapshot(_ option: SessionOption) throws -> Snapshot {
+        guard let s = try snapshot(option) else { throw Failure(Self.nothingPlaying) }
+        return s
+    }
+
+    /// `command.send`: through the session's command center, exactly like a media key.
+    /// `session` is omitted unless named, so the host routes to the Now Playing session.
+    func send(_ command: String, session: String?, _ payload: [String: JSON] = [:]) throws -> JSON {
+        var p = payload
+        p["command"] = .string(command)
+        if let session { p["session"] = .string(session) }
+        return try call("command.send", p)
+    }
+
+    /// Sends a command and fails (exit 1) with its status unless it succeeded; `--json` prints
+    /// the reply either way, otherwise success prints nothing (like playerctl).
+    func sendReporting(_ command: String, session: String?, _ payload: [String: JSON] = [:]) throws {
+        let r = try send(command, session: session, payload)
+        if global.json { print(r.jsonString) }
+        let status = r["status"]?.stringValue ?? "unknown"
+        if status != "success" {
+            throw Failure("\(command) on \(r["session"]?.stringValue ?? "?"): \(status)")
+        }
+    }
+}

@@ -1,0 +1,256 @@
+import Glibc
+import Testing
+@testable import PlayerHost
+
+/// The real `npctl` binary against a real daemon running the demo config (main playing U2,
+/// pip paused, a 4-player multiview), asserting on what a user sees: output and exit codes.
+/// No sleeps: every npctl run is bounded by `timeout`, and the daemon harness waits with deadlines.
+@Suite(.serialized) struct NpctlEndToEndTests {
+    /// A demo daemon and a way to run npctl against it.
+    final class Demo {
+        let daemon: DaemonHarness
+
+        init(config: Bool = true) throws {
+            daemon = try DaemonHarness()
+            let args = config ? ["--config", DaemonHarness.packageRoot + "/examples/demo.toml"] : []
+            guard try daemon.start(args) else {
+                daemon.close()
+                throw Failed("playerhostd did not start: \(daemon.stderrText)")
+            }
+        }
+
+        /// Stops the daemon; call it in a `defer`, which also keeps the daemon alive to the end.
+        func close() { daemon.close() }
+
+        /// Runs `npctl ARGS` (a shell fragment, so quotes work) with stdout and stderr merged
+        /// (or only stderr with `stderrOnly`); `timeout` is the deadline.
+        func npctl(_ args: String, stderrOnly: Bool = false) throws -> (status: Int64, output: String) {
+            try NpctlEndToEndTests.npctl(args, socket: daemon.socketPath, stderrOnly: stderrOnly)
+        }
+
+        /// A JSON result of `npctl ARGS` (which must succeed).
+        func json(_ args: String) throws -> JSON {
+            let r = try npctl(args)
+            #expect(r.status == 0, "npctl \(args): \(r.output)")
+            return try JSONParser.parse(r.output)
+        }
+
+        /// The Now Playing value, read back over `call` (independent of the verbs under test).
+        func nowPlaying() throws -> JSON { try json("call nowPlaying.get") }
+
+        /// A number printed by npctl.
+        func number(_ args: String) throws -> Double {
+            let r = try npctl(args)
+            #expect(r.status == 0, "npctl \(args): \(r.output)")
+            return try #require(Double(r.output.split(separator: "\n").first ?? ""), "npctl \(args) printed \(r.output)")
+        }
+    }
+
+    struct Failed: Error, CustomStringConvertible { let description: String; init(_ d: String) { description = d } }
+
+    static func npctl(_ args: String, socket: String, stderrOnly: Bool = false) throws -> (status: Int64, output: String) {
+        let redirect = stderrOnly ? "2>&1 >/dev/null" : "2>&1"
+        return try runShell("PLAYERHOST_SOCKET='\(socket)' timeout 30 '\(DaemonHarness.npctl)' \(args) \(redirect)")
+    }
+
+    @Test func statusShowsTitlePositionAndSession() throws {
+        let demo = try Demo()
+        defer { demo.close() }
+        let status = try demo.npctl("status")
+        #expect(status.status == 0)
+        #expect(status.output.hasPrefix("Playing: U2 — Magnificent  "), "\(status.output)")
+        #expect(status.output.hasSuffix("/5:24  [main]\n"), "\(status.output)")
+
+        let formatted = try demo.npctl("status --format '{{artist}} - {{title}} ({{duration(duration)}}) {{lc(status)}} {{session}}{{nope}}'")
+        #expect(formatted.output == "U2 - Magnificent (5:24) playing main\n")
+
+        let raw = try demo.json("status --json")
+        #expect(raw["session"] == "main")
+        #expect(raw["info"]?["title"] == "Magnificent")
+
+        // -s reads another session; pip is paused at 0.
+        #expect(try demo.npctl("status -s pip").output == "Paused: Apple — WWDC22 — Explore media metadata publishing  0:00/21:00  [pip]\n")
+        #expect(try demo.npctl("metadata title artist").output == "Magnificent\nU2\n")
+        let missing = try demo.npctl("metadata nope")
+        #expect(missing.status == 1)
+        #expect(missing.output.hasPrefix("npctl: session main has no 'nope'"))
+
+        let table = try demo.npctl("sessions").output.split(separator: "\n")
+        #expect(table.count == 4)
+        #expect(table[1].hasPrefix("*  main  main"))
+        #expect(table[3].hasPrefix("   race  multiview  host  no"))
+
+        let badTemplate = try demo.npctl("status --format '{{shout(title)}}'")
+        #expect(badTemplate.status == 2)
+        #expect(badTemplate.output.hasPrefix("npctl: --format: unknown helper 'shout'"))
+    }
+
+    @Test func playPauseTogglesThroughTheCommandCenter() throws {
+        let demo = try Demo()
+        defer { demo.close() }
+        #expect(try demo.json("status --json")["playbackState"] == "playing")
+        let toggle = try demo.npctl("play-pause")
+        #expect(toggle == (0, ""), "success prints nothing, like playerctl")
+        #expect(try demo.json("status --json")["playbackState"] == "paused")
+        #expect(try demo.npctl("play-pause") == (0, ""))
+        #expect(try demo.nowPlaying()["playbackState"] == "playing")
+        #expect(try demo.npctl("stop") == (0, ""))
+        #expect(try demo.nowPlaying()["playbackState"] == "stopped")
+
+        // -s goes to that session's command center; a session without commands refuses.
+        #expect(try demo.npctl("play -s pip") == (0, ""))
+        #expect(try demo.json("status --json -s pip")["playbackState"] == "playing")
+        _ = try demo.json(#"call session.create '{"id":"bare","kind":"main"}'"#)
+        let refused = try demo.npctl("play -s bare")
+        #expect(refused.status == 1)
+        #expect(refused.output == "npctl: play is disabled on session 'bare'\n")
+    }
+
+    @Test func positionSeeksAbsoluteAndRelative() throws {
+        let demo = try Demo()
+        defer { demo.close() }
+        // While playing: the relative seek starts from the position computed now, so the
+        // difference is 30 plus the little time the processes took (never less than 30).
+        let before = try demo.number("position")
+        #expect(try demo.npctl("position 30+") == (0, ""))
+        let after = try demo.number("position")
+        #expect(after - before >= 29.99 && after - before < 35, "moved \(after - before)")
+
+        // Paused, time stands still: exact.
+        #expect(try demo.npctl("pause") == (0, ""))
+        let p0 = try demo.number("position")
+        #expect(try demo.npctl("position 30+") == (0, ""))
+        #expect(abs(try demo.number("position") - (p0 + 30)) < 0.01)
+        #expect(try demo.npctl("position 10-") == (0, ""))
+        #expect(abs(try demo.number("position") - (p0 + 20)) < 0.01)
+        #expect(try demo.npctl("position 42") == (0, ""))
+        #expect(try demo.number("position") == 42)
+        let elapsed = try #require(try demo.nowPlaying()["info"]?["elapsed"]?.doubleValue)
+        #expect(abs(elapsed - 42) < 0.01)
+        #expect(try demo.npctl("skip-forward 7") == (0, ""))
+        #expect(try demo.number("position") == 49)
+        #expect(try demo.npctl("skip-backward") == (0, ""), "the session's preferred interval (15)")
+        #expect(try demo.number("position") == 34)
+
+        let bad = try demo.npctl("position soon")
+        #expect(bad.status == 2)
+        #expect(bad.output.hasPrefix("npctl: position: 'soon' is not seconds"))
+    }
+
+    @Test func rateLoopShuffleAndNext() throws {
+        let demo = try Demo()
+        defer { demo.close() }
+        #expect(try demo.npctl("rate 1.5") == (0, ""))
+        #expect(try demo.number("rate") == 1.5)
+        let unsupported = try demo.npctl("rate 3")
+        #expect(unsupported.status == 1)
+        // The demo binds no repeat/shuffle command, so these go to player 0 (config: repeat all).
+        #expect(try demo.npctl("loop").output == "all\n")
+        #expect(try demo.npctl("loop Track") == (0, ""))
+        #expect(try demo.npctl("loop").output == "one\n")
+        #expect(try demo.json("call player.get '{\"session\":\"main\"}'")["repeatMode"] == "one")
+        #expect(try demo.npctl("shuffle").output == "off\n")
+        #expect(try demo.npctl("shuffle toggle") == (0, ""))
+        #expect(try demo.npctl("shuffle").output == "items\n")
+        #expect(try demo.npctl("next") == (0, ""))
+        #expect(try demo.nowPlaying()["info"]?["queueIndex"] != 0)
+    }
+
+    @Test func promoteMakesPipNowPlayingAndExplainsRefusals() throws {
+        let demo = try Demo()
+        defer { demo.close() }
+        #expect(try demo.npctl("promote pip") == (0, "pip is now its app's active session\n"))
+        #expect(try demo.nowPlaying()["session"] == "pip")
+        #expect(try demo.npctl("status").output.hasSuffix("[pip]\n"))
+        // Media keys now reach pip, not main.
+        #expect(try demo.npctl("play") == (0, ""))
+        #expect(try demo.json("status --json -s pip")["playbackState"] == "playing")
+
+        #expect(try demo.npctl("demote pip") == (0, "pip is no longer its app's active session\n"))
+        #expect(try demo.nowPlaying()["session"] == "main")
+        #expect(try demo.npctl("promote main").status == 0)
+
+        _ = try demo.json(#"call session.create '{"id":"bare","kind":"main"}'"#)
+        let refused = try demo.npctl("promote bare")
+        #expect(refused.status == 1)
+        #expect(refused.output.split(separator: "\n").count == 1, "one line: \(refused.output)")
+        #expect(refused.output.hasPrefix("npctl: bare cannot become active: "))
+        #expect(refused.output.contains("no available command"))
+        #expect(try demo.nowPlaying()["session"] == "main")
+        #expect(try demo.npctl("demote race").status == 1, "race is not its app's active session")
+    }
+
+    @Test func doctorNamesFaultsAndFixes() throws {
+        let demo = try Demo()
+        defer { demo.close() }
+        for call in [#"session.create '{"id":"amb","kind":"main"}'"#,
+                     #"audio.configure '{"session":"amb","category":"ambient"}'"#,
+                     #"audio.activate '{"session":"amb"}'"#,
+                     #"command.bindDefaults '{"session":"amb"}'"#,
+                     #"command.enable '{"session":"amb","command":"skipForward","enabled":false}'"#] {
+            _ = try demo.json("call " + call)
+        }
+        let amb = try demo.npctl("doctor amb")
+        #expect(amb.status == 0, "a report, not a failure: \(amb.output)")
+        #expect(amb.output.contains("amb — kind main, app host"))
+        #expect(amb.output.contains("✗ cannot become active"))
+        #expect(amb.output.contains("✗ error: category ambient is mixable: never Now Playing"))
+        #expect(amb.output.contains("fix: audio.configure amb with category playback"))
+        #expect(amb.output.contains("skipForward has a target but is disabled"))
+        #expect(!amb.output.contains("✓ title"), "no title published")
+
+        let all = try demo.npctl("doctor")
+        #expect(all.status == 0)
+        #expect(all.output.hasPrefix("Now Playing: main\n"))
+        for id in ["main", "pip", "race", "amb"] { #expect(all.output.contains("\n\(id) — kind ")) }
+        #expect(all.output.contains("✓ can become active"))
+        #expect(all.output.contains("✓ play "))
+
+        let doctorJSON = try demo.json("doctor amb --json")
+        let codes = doctorJSON.arrayValue?.first?["faults"]?.arrayValue?.compactMap { $0["code"]?.stringValue } ?? []
+        #expect(codes.contains("mixableCategory"))
+
+        let missing = try demo.npctl("doctor nope")
+        #expect(missing == (1, "npctl: no session 'nope'\n"))
+    }
+
+    @Test func followPrintsTheCurrentValueThenEachChange() throws {
+        let demo = try Demo()
+        defer { demo.close() }
+        // bash, for a coprocess and reads with a deadline: the reader takes the first line (so
+        // the subscription is in place) before changing anything, then stops the follower.
+        let script = """
+            coproc F { exec timeout 20 "$N" status --follow; }
+            read -r -t 20 a <&"${F[0]}"
+            timeout 20 "$N" pause
+            read -r -t 20 b <&"${F[0]}"
+            kill "$F_PID"; wait "$F_PID"
+            echo "$a"; echo "$b"
+            """
+        let lines = try runShell("PLAYERHOST_SOCKET='\(demo.daemon.socketPath)' N='\(DaemonHarness.npctl)' bash -c '\(script)'")
+            .output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(lines)")
+        #expect(lines.first?.hasPrefix("Playing: U2 — Magnificent") == true, "\(lines)")
+        #expect(lines.last?.hasPrefix("Paused: U2 — Magnificent") == true, "\(lines)")
+    }
+
+    @Test func missingDaemonOrNothingPlayingIsOneClearLine() throws {
+        let dir = DaemonHarness.makeTempDirectory()
+        defer { _ = try? runShell("rm -rf '\(dir)'") }
+        let socket = dir + "/absent.sock"
+        for verb in ["status", "play", "position 30+", "doctor", "sessions"] {
+            let r = try Self.npctl(verb, socket: socket, stderrOnly: true)
+            #expect(r.status == 1, "\(verb)")
+            #expect(r.output == "npctl: no playerhostd at \(socket) — start it with `npctl daemon start`\n", "\(verb)")
+        }
+
+        // A daemon with no sessions: nothing is Now Playing.
+        let demo = try Demo(config: false)
+        defer { demo.close() }
+        for verb in ["status", "play", "position", "loop"] {
+            let r = try demo.npctl(verb, stderrOnly: true)
+            #expect(r == (1, "npctl: nothing is Now Playing; name a session with -s\n"), "\(verb)")
+        }
+        #expect(try demo.npctl("status --json") == (0, "null\n"))
+    }
+}
