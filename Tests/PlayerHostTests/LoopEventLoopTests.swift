@@ -147,9 +147,9 @@ import Testing
             weakSignal = sig
             weakPoll = poll
         }
-        // Server, 2 streams, timer2, wakeup, signal, poll, and 2 still closing: `timer` and
-        // connectedPair's watchdog.
-        #expect(loop.handleCount == 9)
+        // Server, 2 streams, timer2, wakeup, signal, poll, and 3 still closing: `timer` and
+        // connectedPair's watchdog and stopper.
+        #expect(loop.handleCount == 10)
         closeLoop(loop)
         #expect(fired.value == 0)
         #expect(writeFailures.value == 0, "a write cancelled by close is not a failure")

@@ -1,3 +1,4 @@
+import CUV
 import Glibc
 import Testing
 @testable import PlayerHost
@@ -30,15 +31,37 @@ func closeLoop(_ loop: EventLoop, sourceLocation: SourceLocation = #_sourceLocat
     #expect(loop.handleCount == 0, "handles left after loop.close()", sourceLocation: sourceLocation)
 }
 
+/// A libuv prepare handle (test-only) that stops the loop, just before it would block polling,
+/// once `done()` holds. `run(.once)` runs due timers *before* polling: without this, a timer that
+/// satisfies the condition there would still leave the loop blocked until the next event.
+final class StopWhenDone: LoopHandle {
+    private var done: (() -> Bool)?
+
+    init(loop: EventLoop, _ done: @escaping () -> Bool) {
+        let p = UnsafeMutablePointer<uv_prepare_t>.allocate(capacity: 1)
+        self.done = done
+        super.init(loop: loop, pointer: p)
+        _ = uv_prepare_init(loop.raw, p)  // cannot fail
+        didInit()
+        _ = uv_prepare_start(p) { h in
+            let me = LoopHandle.object(h, as: StopWhenDone.self)
+            if me.done?() == true { me.loop.stop() }
+        }
+        isReferenced = false
+    }
+
+    override func didClose() { done = nil }
+}
+
 /// Runs the loop one iteration at a time until `done()` holds, with a referenced watchdog timer on
-/// the same loop: if it fires first the test fails and the loop stops. The watchdog is closed
-/// before returning (its close callback runs on the next iteration). Returns false on timeout.
+/// the same loop: if it fires first the test fails and the loop stops. The helpers are closed
+/// before returning (their close callbacks run on the next iteration). Returns false on timeout.
 @discardableResult
 func runLoop(
     _ loop: EventLoop,
     timeout milliseconds: UInt64 = 10_000,
     sourceLocation: SourceLocation = #_sourceLocation,
-    until done: () -> Bool
+    until done: @escaping () -> Bool
 ) throws -> Bool {
     let timedOut = Box(false)
     let watchdog = try Timer(loop: loop)
@@ -46,9 +69,11 @@ func runLoop(
         timedOut.value = true
         loop.stop()
     }
+    let stopper = StopWhenDone(loop: loop, done)
     while !done() && !timedOut.value {
         loop.run(.once)
     }
+    stopper.close()
     watchdog.close()
     if timedOut.value {
         Issue.record("timed out after \(milliseconds) ms waiting for a loop event", sourceLocation: sourceLocation)
