@@ -20,7 +20,8 @@ struct Daemon: ParsableCommand {
                     return
                 }
                 let exe = Daemon.playerhostdPath()
-                var args = ["--daemon"] + extra
+                // `npctl daemon start -- --config X`: the separator is npctl's, not playerhostd's.
+                var args = ["--daemon"] + (extra.first == "--" ? Array(extra.dropFirst()) : extra)
                 if let s = global.socket { args += ["--socket", s] }
                 let status = Daemon.spawnAndWait(exe, args)
                 if status != 0 { throw Failure("playerhostd --daemon failed (status \(status))", code: status) }

@@ -254,3 +254,20 @@ import Testing
         #expect(try demo.npctl("status --json") == (0, "null\n"))
     }
 }
+
+/// `npctl daemon start|status|stop`, as the README's first command uses them.
+@Suite(.serialized) struct NpctlDaemonLifecycleTests {
+    @Test func startWithPassthroughConfigThenStatusThenStop() throws {
+        let dir = DaemonHarness.makeTempDirectory()
+        defer { _ = try? runShell("rm -rf '\(dir)'") }
+        let npctl = "PLAYERHOST_SOCKET='\(dir)/s' timeout 30 '\(DaemonHarness.npctl)'"
+        let start = try runShell("\(npctl) daemon start -- --config '\(DaemonHarness.packageRoot)/examples/demo.toml' 2>&1")
+        #expect(start.status == 0, "\(start.output)")
+        let sessions = try runShell("\(npctl) sessions")
+        #expect(sessions.output.contains("race") && sessions.output.contains("pip"))
+        #expect(try runShell("\(npctl) daemon status").status == 0)
+        let stop = try runShell("\(npctl) daemon stop")
+        #expect(stop.status == 0 && stop.output.contains("stopped"))
+        #expect(try runShell("\(npctl) daemon status").status == 3)
+    }
+}
