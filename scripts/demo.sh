@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, starts playerhostd in the background and shows it running.
+# Installs what is missing, builds, starts playerhostd in the background with the demo sessions
+# (examples/demo.toml) and shows them with npctl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
@@ -7,6 +8,9 @@ cd "$(dirname "$0")/.."
 swift build
 bin="$(swift build --show-bin-path)"
 "$bin/npctl" daemon start -- --config "$PWD/examples/demo.toml"
-"$bin/npctl" daemon status
 echo
-echo "npctl is at $bin/npctl — try: $bin/npctl ping, $bin/npctl call rpc.discover, $bin/npctl daemon stop"
+"$bin/npctl" status
+echo
+"$bin/npctl" sessions
+echo
+echo "npctl is $bin/npctl — try: npctl play-pause, npctl position 30+, npctl promote pip, npctl doctor, npctl daemon stop"
