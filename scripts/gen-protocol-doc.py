@@ -141,6 +141,9 @@ w("""## Framing
 - Limits (configurable): a line of at most 1 MiB (over it: a `1050` error, then the connection is
   closed), a batch of at most 1024 entries, nesting at most 128 deep, 8 MiB of unread replies per
   client (a client that stops reading is disconnected; others are unaffected), 256 connections.
+- Times are seconds. `timestamp` is the host's monotonic clock (`CLOCK_MONOTONIC`, what
+  `uv_hrtime` reads) in seconds: a client on the same machine computes the position now as
+  `elapsed + rate × (now − timestamp)`, clamped to `[0, duration]`, with no polling.
 - The host sends `event` notifications (`{"topic": …, "type": …}`) to subscribers and to the app
   owning the session concerned, and sends `command.handle` **requests** to clients that added
   command targets; they answer `{"status": "success"}` (or another status) within the command

@@ -96,20 +96,11 @@ func nowNanos() -> UInt64 {
 }
 
 func connectUnix(_ path: String) -> Int32 {
-    guard path.utf8.count <= UnixSocketPath.maxLength else { fail("socket path too long: \(path)") }
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { fail("socket: \(String(cString: strerror(errno)))") }
-    var addr = sockaddr_un()
-    addr.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &addr.sun_path) { dst in
-        for (i, b) in path.utf8.enumerated() { dst[i] = b }
+    let fd: Int32
+    switch UnixSocketConnector.connect(path: path) {
+    case .success(let d): fd = d
+    case .failure(let e): fail("connect \(path): \(e)")
     }
-    let rc = withUnsafePointer(to: &addr) { p in
-        p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-        }
-    }
-    if rc != 0 { fail("connect \(path): \(String(cString: strerror(errno)))") }
     // A hung server must not hang the benchmark: a read that waits 10 s fails it.
     var tv = timeval(tv_sec: 10, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))

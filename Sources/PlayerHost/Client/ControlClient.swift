@@ -23,24 +23,12 @@ public final class ControlClient {
         guard path.utf8.count <= UnixSocketPath.maxLength else {
             throw .io("socket path too long (\(path.utf8.count) bytes, limit \(UnixSocketPath.maxLength)): \(path)")
         }
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .io("socket: \(String(cString: strerror(errno)))") }
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &addr.sun_path) { dst in
-            for (i, b) in path.utf8.enumerated() { dst[i] = b }
-        }
-        let rc = withUnsafePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        if rc != 0 {
-            let code = errno
-            Glibc.close(fd)
-            fd = -1
-            if code == ENOENT || code == ECONNREFUSED { throw .noDaemon(path: path) }
-            throw .io("connect \(path): \(String(cString: strerror(code)))")
+        switch UnixSocketConnector.connect(path: path) {
+        case .success(let fd):
+            self.fd = fd
+        case .failure(let e):
+            if e.code == ENOENT || e.code == ECONNREFUSED { throw .noDaemon(path: path) }
+            throw .io("connect \(path): \(e)")
         }
     }
 

@@ -4,43 +4,8 @@
 /// `error.code`, with `message` and `detail` as `error.message` / `error.data`. A throwing
 /// operation never changes the model (operations run on a draft that is dropped on error).
 public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Stable application error codes.
-    public enum Code: Int, Sendable, CaseIterable {
-        case invalidArgument = 1000
-        case sessionNotFound = 1001
-        case sessionExists = 1002
-        case playerNotFound = 1003
-        case playerInUse = 1004
-        case commandDisabled = 1010
-        case commandHasNoTarget = 1011
-        case targetNotFound = 1012
-        case notEligible = 1020
-        case noNowPlayingSession = 1021
-        case automaticKey = 1030
-        case invalidInfo = 1031
-        case notOwner = 1060
-        case invalidState = 1090
-
-        /// A short camelCase name, for logs and `data.kind`.
-        public var name: String {
-            switch self {
-            case .invalidArgument: return "invalidArgument"
-            case .sessionNotFound: return "sessionNotFound"
-            case .sessionExists: return "sessionExists"
-            case .playerNotFound: return "playerNotFound"
-            case .playerInUse: return "playerInUse"
-            case .commandDisabled: return "commandDisabled"
-            case .commandHasNoTarget: return "commandHasNoTarget"
-            case .targetNotFound: return "targetNotFound"
-            case .notEligible: return "notEligible"
-            case .noNowPlayingSession: return "noNowPlayingSession"
-            case .automaticKey: return "automaticKey"
-            case .invalidInfo: return "invalidInfo"
-            case .notOwner: return "notOwner"
-            case .invalidState: return "invalidState"
-            }
-        }
-    }
+    /// Stable application error codes: the protocol's own table, so the two cannot drift.
+    public typealias Code = RPCErrorCode
 
     /// The stable application code.
     public var code: Code

@@ -74,6 +74,9 @@ public enum RPCErrorCode: Int, Sendable, CaseIterable {
     case timeout = 1080
     case invalidState = 1090
 
+    /// The case's name (`sessionNotFound`), for logs and messages.
+    public var name: String { String(describing: self) }
+
     /// A one-line meaning, for docs and `rpc.discover`.
     public var meaning: String {
         switch self {
