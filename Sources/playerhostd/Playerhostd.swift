@@ -2,6 +2,7 @@ import ArgumentParser
 import Glibc
 import Logging
 import PlayerHost
+import Plugins
 
 /// playerhostd: the PlayerHost daemon.
 @main
@@ -88,6 +89,7 @@ struct Playerhostd: ParsableCommand {
         options.config = configFile
         do {
             let host = try HostDaemon(options: options, logger: logger)
+            host.plugins = BuiltinPlugins.all(config: configFile)
             try host.run()
         } catch {
             FileHandleStderr.write("playerhostd: \(error)\n")

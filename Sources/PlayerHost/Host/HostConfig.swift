@@ -30,6 +30,10 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var placeholders: [String]?
     /// Sessions to create at start (owned by the host; they survive clients).
     public var sessions: [SessionConfig]
+    /// Where plugin executables are found (default `$XDG_CONFIG_HOME/playerhost/plugins`).
+    public var pluginDirectory: String?
+    /// Plugin executables named explicitly.
+    public var plugins: [PluginConfig]?
 
     public init(sessions: [SessionConfig] = []) { self.sessions = sessions }
 
@@ -40,6 +44,8 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case commandTimeoutMilliseconds = "command_timeout_ms"
         case placeholders
         case sessions = "session"
+        case pluginDirectory = "plugin_dir"
+        case plugins = "plugin"
     }
 
     public init(from decoder: Decoder) throws {
@@ -50,6 +56,15 @@ public struct HostConfig: Codable, Sendable, Equatable {
         commandTimeoutMilliseconds = try c.decodeIfPresent(Int.self, forKey: .commandTimeoutMilliseconds)
         placeholders = try c.decodeIfPresent([String].self, forKey: .placeholders)
         sessions = try c.decodeIfPresent([SessionConfig].self, forKey: .sessions) ?? []
+        pluginDirectory = try c.decodeIfPresent(String.self, forKey: .pluginDirectory)
+        plugins = try c.decodeIfPresent([PluginConfig].self, forKey: .plugins)
+    }
+
+    /// The plugin directory in effect.
+    public func effectivePluginDirectory(environment: [String: String]) -> String {
+        if let pluginDirectory { return pluginDirectory }
+        if let x = environment["XDG_CONFIG_HOME"], !x.isEmpty { return x + "/playerhost/plugins" }
+        return (environment["HOME"] ?? "/root") + "/.config/playerhost/plugins"
     }
 
     /// `$XDG_CONFIG_HOME/playerhost/playerhost.toml`, else `~/.config/playerhost/playerhost.toml`.
@@ -123,6 +138,19 @@ public struct HostConfig: Codable, Sendable, Equatable {
 
     private static func path(_ keys: [CodingKey]) -> String {
         keys.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined().trimmingLeadingDot()
+    }
+}
+
+/// A plugin executable the config names (`[[plugin]]`).
+public struct PluginConfig: Codable, Sendable, Equatable {
+    public var name: String?
+    public var path: String
+    public var args: [String]?
+
+    public init(name: String? = nil, path: String, args: [String]? = nil) {
+        self.name = name
+        self.path = path
+        self.args = args
     }
 }
 

@@ -21,6 +21,12 @@ public final class HostDaemon {
     public var shutdownSteps: [(String, () -> Void)] = []
     /// Runs on SIGHUP.
     public var onReload: (() -> Void)?
+    /// Compiled-in plugins to attach at start (playerhostd passes `BuiltinPlugins.all`).
+    public var plugins: [SessionPlugin] = []
+    /// Plugin executables to supervise, besides those found in the plugin directory.
+    public var pluginExecutables: [PluginSupervisor.Spec] = []
+    let inProcess = InProcessPlugins()
+    public private(set) var supervisor: PluginSupervisor?
 
     public init(options: HostOptions, logger: Logger) throws(HostError) {
         self.options = options
@@ -60,12 +66,12 @@ public final class HostDaemon {
         }
         nowPlaying.connection = { [unowned self] id in self.server.connection(id: Int(id)) }
         nowPlaying.connections = { [unowned self] in self.server.connections }
+        shutdownSteps.append(("stop plugins", { [unowned self] in
+            self.inProcess.detachAll()
+            self.supervisor?.stopAll()
+        }))
         shutdownSteps.append(("stop players", { [unowned self] in self.nowPlaying.close() }))
-        do {
-            try ConfiguredSessions.create(options.config.sessions, in: nowPlaying)
-        } catch {
-            logger.error("configuration: \(error.message)")
-        }
+        startPlugins()
         do {
             for sig in [SIGTERM, SIGINT] {
                 let w = try SignalWatcher(loop: loop)
@@ -89,6 +95,33 @@ public final class HostDaemon {
             close(fd)
         }
         SystemdNotifier.notify("READY=1\nMAINPID=\(getpid())", socket: options.notifySocket)
+    }
+
+    private func startPlugins() {
+        for plugin in plugins { inProcess.attach(plugin, server: server, loop: loop) }
+        for (name, error) in inProcess.failures { logger.error("plugin \(name) failed: \(error)") }
+        // Built-ins set up the host's own sessions: let them finish before saying ready.
+        var rounds = 0
+        while inProcess.pendingCalls > 0 && rounds < 10_000 {
+            loop.run(.once)
+            rounds += 1
+        }
+        let env = SocketLocation.currentEnvironment()
+        let directory = options.config.effectivePluginDirectory(environment: env)
+        var specs = PluginSupervisor.discover(directory: directory)
+        for p in options.config.plugins ?? [] {
+            specs.append(.init(name: p.name ?? SocketLocation.basename(of: p.path), path: p.path, arguments: p.args ?? []))
+        }
+        specs += pluginExecutables
+        guard !specs.isEmpty else { return }
+        let sup = PluginSupervisor(loop: loop, socketPath: options.socketPath, logger: logger)
+        supervisor = sup
+        for spec in specs { sup.start(spec) }
+    }
+
+    /// `plugin.list`: built-in and supervised plugins with their state.
+    public var pluginList: JSON {
+        .array(inProcess.listJSON + (supervisor?.listJSON ?? []))
     }
 
     /// Ordered shutdown: stop accepting, tell clients, run the shutdown steps, close every

@@ -52,6 +52,10 @@ enum HostMethods {
                 }
                 return true
             },
+            .sync("plugin.list", summary: "Built-in and supervised plugins: name, kind, state, pid, restarts, last exit.",
+                  result: .array) { [unowned host] _ in
+                host.pluginList
+            },
             .sync("rpc.discover", summary: "The OpenRPC document describing every method.", result: .object) { [unowned host] _ in
                 OpenRPCDocument.make(table: host.dispatcher.table, title: "PlayerHost control protocol",
                                      version: HostVersion.string)

@@ -86,6 +86,9 @@ public struct RPCMethod {
     public var params: [RPCParamSpec]
     public var result: RPCType
     public var resultSummary: String
+    /// Accept parameters beyond `params` (payloads whose keys vary, such as events). The
+    /// declared ones are still type-checked.
+    public var acceptsOtherParams = false
     public var handler: Handler
 
     public init(
@@ -117,6 +120,7 @@ public struct RPCMethod {
     func validate(_ given: [String: JSON]) throws(RPCError) {
         for (key, value) in given {
             guard let spec = params.first(where: { $0.name == key }) else {
+                if acceptsOtherParams { continue }
                 let known = params.map(\.name).joined(separator: ", ")
                 throw RPCError.invalidParams(
                     "unknown parameter '\(key)' for \(name)" + (known.isEmpty ? " (it takes none)" : " (known: \(known))"),

@@ -85,12 +85,11 @@ public final class ControlServer {
             stream.close()
             return
         }
-        let id = nextID
-        nextID += 1
-        let rpc = RPCConnection(id: id, dispatcher: dispatcher)
-        let client = ClientConnection(stream: stream, rpc: rpc, server: self, peerPID: creds?.pid)
         let limit = dispatcher.limits.maxConnections
         if clients.count >= limit {
+            let rpc = RPCConnection(id: nextID, dispatcher: dispatcher)
+            nextID += 1
+            let client = ClientConnection(stream: stream, rpc: rpc, server: self, peerPID: creds?.pid)
             totalRefused += 1
             logger.warning("refused a connection: \(limit) already open")
             RPCEncoder.writeReply(
@@ -99,13 +98,30 @@ public final class ControlServer {
             client.closeAfterFlush(reason: "connection limit")
             return
         }
-        clients[id] = client
         totalAccepted += 1
+        register(stream, peerPID: creds?.pid)
+    }
+
+    /// Serves a stream that is already connected — the host end of an in-process plugin's
+    /// socketpair — exactly like an accepted client. Returns its connection.
+    @discardableResult
+    public func adopt(_ stream: PipeStream) -> RPCConnection? {
+        register(stream, peerPID: nil)
+    }
+
+    @discardableResult
+    private func register(_ stream: PipeStream, peerPID: Int32?) -> RPCConnection? {
+        let id = nextID
+        nextID += 1
+        let rpc = RPCConnection(id: id, dispatcher: dispatcher)
+        let client = ClientConnection(stream: stream, rpc: rpc, server: self, peerPID: peerPID)
+        clients[id] = client
         do { try client.start() } catch {
             client.close(reason: "cannot read: \(error)")
-            return
+            return nil
         }
         onConnect?(rpc)
+        return rpc
     }
 
     func connectionClosed(_ client: ClientConnection) {

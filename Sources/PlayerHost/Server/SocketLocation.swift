@@ -31,6 +31,12 @@ public enum SocketLocation {
         return env
     }
 
+    /// The last component of a path.
+    public static func basename(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
     /// The directory part of a path.
     public static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }

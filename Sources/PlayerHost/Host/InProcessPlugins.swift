@@ -1,0 +1,66 @@
+import Glibc
+
+/// Attaches compiled-in plugins. Each gets a socketpair: the host end is served by the control
+/// server exactly like an accepted client, the plugin end carries its `PluginContext` — the same
+/// protocol path an out-of-process plugin takes, so the two cannot behave differently.
+final class InProcessPlugins {
+    private(set) var plugins: [(plugin: SessionPlugin, context: PluginContext)] = []
+    private(set) var failures: [String: String] = [:]
+
+    func attach(_ plugin: SessionPlugin, server: ControlServer, loop: EventLoop) {
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+            failures[plugin.name] = "socketpair: \(String(cString: strerror(errno)))"
+            return
+        }
+        do {
+            let hostEnd = try PipeStream(loop: loop)
+            try hostEnd.open(fileDescriptor: fds[0])
+            let pluginEnd = try PipeStream(loop: loop)
+            try pluginEnd.open(fileDescriptor: fds[1])
+            guard server.adopt(hostEnd) != nil else {
+                pluginEnd.close()
+                failures[plugin.name] = "the server refused the connection"
+                return
+            }
+            let context = PluginContext(loop: loop, name: plugin.name, stream: pluginEnd)
+            try context.start()
+            plugins.append((plugin, context))
+            if plugin.actsForHost {
+                plugin.attach(context)
+            } else {
+                context.call("host.hello", ["name": .string(plugin.name)]) { [weak self] result in
+                    switch result {
+                    case .success: plugin.attach(context)
+                    case .failure(let e): self?.failures[plugin.name] = "host.hello: \(e.message)"
+                    }
+                }
+            }
+        } catch {
+            close(fds[0])
+            close(fds[1])
+            failures[plugin.name] = "\(error)"
+        }
+    }
+
+    /// Calls still in flight from in-process plugins (start-up waits for zero before READY, so
+    /// configured sessions exist by the time anyone can connect).
+    var pendingCalls: Int { plugins.reduce(0) { $0 + $1.context.pendingCalls } }
+
+    func detachAll() {
+        for (plugin, context) in plugins {
+            plugin.detach()
+            context.close()
+        }
+        plugins.removeAll()
+    }
+
+    /// `plugin.list` entries.
+    var listJSON: [JSON] {
+        plugins.map { p in
+            ["name": .string(p.plugin.name), "kind": "builtin", "state": p.context.isClosed ? "stopped" : "running"]
+        } + failures.keys.sorted().map { name in
+            ["name": .string(name), "kind": "builtin", "state": "failed", "error": .string(failures[name]!)]
+        }
+    }
+}

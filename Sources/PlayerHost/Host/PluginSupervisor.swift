@@ -1,0 +1,168 @@
+import Glibc
+import Logging
+
+/// Starts plugin executables, passes them the socket, restarts one that dies with exponential
+/// backoff, and gives up on one that keeps exiting at once (the start limit) — reporting it
+/// failed while the host stays up. A plugin's sessions go away with its connection and come back
+/// when it reconnects.
+public final class PluginSupervisor {
+    /// One plugin executable.
+    public struct Spec: Sendable, Equatable {
+        public var name: String
+        public var path: String
+        public var arguments: [String]
+        public init(name: String, path: String, arguments: [String] = []) {
+            self.name = name
+            self.path = path
+            self.arguments = arguments
+        }
+    }
+
+    public enum State: String, Sendable { case starting, running, backoff, failed, stopped }
+
+    final class Entry {
+        let spec: Spec
+        var process: ChildProcess?
+        var state: State = .starting
+        var restarts = 0
+        var quickFailures = 0
+        var startedAt: UInt64 = 0
+        var lastExit: ChildProcess.Exit?
+        var lastError: String?
+        var timer: Timer?
+        init(spec: Spec) { self.spec = spec }
+    }
+
+    let loop: EventLoop
+    let socketPath: String
+    let logger: Logger
+    /// A run shorter than this counts as "exited at once".
+    public var quickExitMilliseconds: UInt64 = 5000
+    /// Quick exits in a row before the plugin is marked failed.
+    public var startLimit = 5
+    /// First restart delay; doubles per quick exit, up to `maxBackoffMilliseconds`.
+    public var initialBackoffMilliseconds: UInt64 = 250
+    public var maxBackoffMilliseconds: UInt64 = 30_000
+    private(set) var entries: [Entry] = []
+    private var stopping = false
+
+    public init(loop: EventLoop, socketPath: String, logger: Logger) {
+        self.loop = loop
+        self.socketPath = socketPath
+        self.logger = logger
+    }
+
+    /// Executables in `directory` (sorted by name; files with an execute bit, not hidden).
+    public static func discover(directory: String) -> [Spec] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var specs: [Spec] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            guard !name.hasPrefix(".") else { continue }
+            let path = directory + "/" + name
+            var st = stat()
+            guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, access(path, X_OK) == 0 else { continue }
+            specs.append(Spec(name: name, path: path))
+        }
+        return specs.sorted { $0.name < $1.name }
+    }
+
+    public func start(_ spec: Spec) {
+        let e = Entry(spec: spec)
+        entries.append(e)
+        launch(e)
+    }
+
+    private func launch(_ e: Entry) {
+        guard !stopping else { return }
+        e.state = .starting
+        var env = SocketLocation.currentEnvironment()
+        env["PLAYERHOST_SOCKET"] = socketPath
+        do {
+            let p = try ChildProcess(
+                loop: loop, executable: e.spec.path, arguments: e.spec.arguments + ["--socket", socketPath],
+                environment: env, stdio: [.ignore, .inherit, .inherit],
+                onExit: { [unowned self, unowned e] exit in self.exited(e, exit) })
+            e.process = p
+            e.startedAt = loop.nowMilliseconds
+            e.state = .running
+            e.lastError = nil
+            logger.info("plugin \(e.spec.name) started (pid \(p.pid))")
+        } catch {
+            e.process = nil
+            e.lastError = error.message
+            logger.error("plugin \(e.spec.name) cannot start: \(error.message)")
+            scheduleRestart(e, quick: true)
+        }
+    }
+
+    private func exited(_ e: Entry, _ exit: ChildProcess.Exit) {
+        e.process?.close()
+        e.process = nil
+        e.lastExit = exit
+        if stopping {
+            e.state = .stopped
+            return
+        }
+        let ran = loop.nowMilliseconds - e.startedAt
+        let how = exit.signal != 0 ? "killed by signal \(exit.signal)" : "exited with status \(exit.status)"
+        logger.warning("plugin \(e.spec.name) \(how) after \(ran) ms")
+        scheduleRestart(e, quick: ran < quickExitMilliseconds)
+    }
+
+    private func scheduleRestart(_ e: Entry, quick: Bool) {
+        e.quickFailures = quick ? e.quickFailures + 1 : 0
+        if e.quickFailures >= startLimit {
+            e.state = .failed
+            logger.error("plugin \(e.spec.name) failed: it exited at once \(e.quickFailures) times in a row; not restarting")
+            return
+        }
+        e.state = .backoff
+        let delay = min(initialBackoffMilliseconds << UInt64(max(e.quickFailures - 1, 0)), maxBackoffMilliseconds)
+        if e.timer == nil { e.timer = try? Timer(loop: loop) }
+        e.timer?.start(after: delay) { [unowned self, unowned e] in
+            e.restarts += 1
+            self.launch(e)
+        }
+    }
+
+    /// SIGTERM to every plugin (SIGKILL after `grace` ms); timers closed. The loop runs until
+    /// their exits are reaped.
+    public func stopAll(grace: UInt64 = 3000) {
+        stopping = true
+        var running: [ChildProcess] = []
+        for e in entries {
+            e.timer?.close()
+            e.timer = nil
+            if let p = e.process {
+                try? p.kill(SIGTERM)
+                running.append(p)
+            } else if e.state != .failed {
+                e.state = .stopped
+            }
+        }
+        guard !running.isEmpty, let killer = try? Timer(loop: loop) else { return }
+        killer.isReferenced = false  // never keeps the loop alive by itself
+        killer.start(after: grace) {
+            for p in running where p.exit == nil { try? p.kill(SIGKILL) }
+            killer.close()
+        }
+    }
+
+    /// `plugin.list` entries.
+    public var listJSON: [JSON] {
+        entries.map { e in
+            var o: [String: JSON] = [
+                "name": .string(e.spec.name), "kind": "process", "path": .string(e.spec.path),
+                "state": .string(e.state.rawValue), "restarts": .int(Int64(e.restarts)),
+            ]
+            if let p = e.process { o["pid"] = .int(Int64(p.pid)) }
+            if let x = e.lastExit { o["lastExit"] = ["status": .int(x.status), "signal": .int(Int64(x.signal))] }
+            if let err = e.lastError { o["error"] = .string(err) }
+            return .object(o)
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Glibc
+
+/// A plugin's handle on the host: one JSON-RPC connection (a socketpair in-process, the control
+/// socket out-of-process) with the conveniences plugins need. The host's requests to the plugin
+/// (`command.handle`) and its `event` notifications are served by an `RPCConnection` running in
+/// reverse, so replies to the host keep their order and may be given later.
+public final class PluginContext {
+    /// Answers one command event with a status, now or later (exactly once).
+    public typealias CommandHandler = (_ event: JSON, _ reply: @escaping (CommandStatus) -> Void) -> Void
+
+    public let loop: EventLoop
+    public let name: String
+    let stream: PipeStream
+    let rpc: RPCConnection
+    private var handlers: [Int: CommandHandler] = [:]
+    /// Every `event` notification the plugin subscribed to (or that concerns its sessions).
+    public var onEvent: ((JSON) -> Void)?
+    /// Calls sent whose reply has not come back yet.
+    public private(set) var pendingCalls = 0
+    /// Set when the connection ends; the runner detaches the plugin then.
+    var onClosed: (() -> Void)?
+    public private(set) var isClosed = false
+
+    init(loop: EventLoop, name: String, stream: PipeStream) {
+        self.loop = loop
+        self.name = name
+        self.stream = stream
+        var table = MethodTable()
+        let dispatcher = RPCDispatcher(table: MethodTable())
+        rpc = RPCConnection(id: 0, dispatcher: dispatcher)
+        table.register(clientMethods())
+        dispatcher.table = table
+    }
+
+    /// Starts reading from the host.
+    func start() throws(LoopError) {
+        rpc.onOutput = { [unowned self] in self.flush() }
+        stream.onWriteFailure { [unowned self] _ in self.close() }
+        try stream.startReading(onRead: { [unowned self] bytes in
+            _ = self.rpc.receive(bytes)
+            self.flush()
+        }, onEnd: { [unowned self] _ in self.close() })
+    }
+
+    private func flush() {
+        guard !isClosed, !rpc.output.isEmpty else { return }
+        rpc.output.withUnsafeBytes { stream.write($0) }
+        rpc.output.removeAll(keepingCapacity: true)
+    }
+
+    /// Calls a host method; `completion` (optional) gets its result. Calls are answered in order.
+    public func call(_ method: String, _ params: [String: JSON] = [:],
+                     _ completion: ((Result<JSON, RPCError>) -> Void)? = nil) {
+        guard !isClosed else {
+            completion?(.failure(RPCError(.shuttingDown, "the plugin's connection is closed")))
+            return
+        }
+        pendingCalls += 1
+        rpc.request(method: method, params: .object(params)) { [unowned self] result in
+            self.pendingCalls -= 1
+            completion?(result)
+        }
+    }
+
+    /// Calls a host method and reports a failure as a log line on stderr (set-up steps whose
+    /// failure should be visible but not fatal).
+    public func send(_ method: String, _ params: [String: JSON] = [:]) {
+        call(method, params) { [name] result in
+            if case .failure(let e) = result {
+                let line = "plugin \(name): \(method) failed: \(e.message)\n"
+                _ = line.withCString { write(2, $0, strlen($0)) }
+            }
+        }
+    }
+
+    /// Adds this plugin as a target of `command` on `session` (and enables it); `handler` answers
+    /// each `command.handle`. `completion` gets the target's token.
+    public func addTarget(session: String, command: String, enable: Bool = true,
+                          _ handler: @escaping CommandHandler,
+                          completion: ((Result<Int, RPCError>) -> Void)? = nil) {
+        call("command.addTarget", ["session": .string(session), "command": .string(command)]) { [weak self] result in
+            switch result {
+            case .success(let r):
+                guard let token = r["token"]?.intValue else {
+                    completion?(.failure(.internalError("no token in \(r)")))
+                    return
+                }
+                self?.handlers[token] = handler
+                completion?(.success(token))
+            case .failure(let e):
+                completion?(.failure(e))
+            }
+        }
+        if enable {
+            send("command.enable", ["session": .string(session), "command": .string(command), "enabled": true])
+        }
+    }
+
+    /// Subscribes to event topics; events arrive at `onEvent`.
+    public func subscribe(_ topics: [String]) {
+        send("events.subscribe", ["topics": .array(topics.map(JSON.string))])
+    }
+
+    /// Closes the connection (the host drops the plugin's targets, and its sessions unless they
+    /// have background audio). Idempotent.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        rpc.onOutput = nil
+        rpc.failAllOutgoing(RPCError(.shuttingDown, "the plugin's connection closed"))
+        stream.close()
+        let closed = onClosed
+        onClosed = nil
+        closed?()
+    }
+
+    /// The methods the host calls on a plugin.
+    private func clientMethods() -> [RPCMethod] {
+        var handle = RPCMethod("command.handle", summary: "a command for one of this plugin's targets",
+                               params: [.optional("token", .integer)]) {
+            [unowned self] call throws(RPCError) -> RPCOutcome in
+            guard let token = try call.params.optionalInt("token"), let handler = self.handlers[token] else {
+                return .result(["status": "commandFailed"])
+            }
+            let promise = RPCPromise()
+            var answered = false
+            handler(.object(call.params.values)) { status in
+                guard !answered else { return }
+                answered = true
+                promise.complete(.success(["status": .string(status.name)]))
+            }
+            return .deferred(promise)
+        }
+        handle.acceptsOtherParams = true
+        var event = RPCMethod("event", summary: "an event notification") { [unowned self] call throws(RPCError) -> RPCOutcome in
+            self.onEvent?(.object(call.params.values))
+            return .result(.null)
+        }
+        event.acceptsOtherParams = true
+        return [handle, event]
+    }
+}

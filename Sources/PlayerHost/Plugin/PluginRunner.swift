@@ -1,0 +1,129 @@
+import Glibc
+
+/// Runs a `SessionPlugin` as its own process: connects to the daemon's control socket, says
+/// `host.hello`, attaches the plugin, and when the daemon goes away (restart, upgrade) detaches
+/// it and reconnects with backoff, attaching it afresh. SIGTERM/SIGINT end it cleanly.
+///
+/// ```swift
+/// @main struct Main { static func main() { PluginRunner(plugin: MyPlugin()).run() } }
+/// ```
+public final class PluginRunner {
+    public let plugin: SessionPlugin
+    public let socketPath: String
+    let loop: EventLoop
+    private var context: PluginContext?
+    private var retryTimer: Timer?
+    private var backoffMS: UInt64 = 100
+    private var stopping = false
+    private var signals: [SignalWatcher] = []
+    /// How many times the plugin was attached (tests and logs).
+    public private(set) var attachCount = 0
+
+    /// `socketPath` nil: `--socket PATH` from the command line, `$PLAYERHOST_SOCKET`, or the default.
+    public init(plugin: SessionPlugin, socketPath: String? = nil) {
+        self.plugin = plugin
+        var explicit = socketPath
+        let args = CommandLine.arguments
+        if explicit == nil, let i = args.firstIndex(of: "--socket"), i + 1 < args.count { explicit = args[i + 1] }
+        self.socketPath = SocketLocation.resolve(explicit: explicit)
+        loop = try! EventLoop()
+    }
+
+    /// Runs until SIGTERM/SIGINT; returns the exit status.
+    @discardableResult
+    public func run() -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        for sig in [SIGTERM, SIGINT] {
+            if let w = try? SignalWatcher(loop: loop) {
+                try? w.start(signal: sig) { [unowned self] _ in self.stop() }
+                signals.append(w)
+            }
+        }
+        connect()
+        loop.run()
+        try? loop.close()
+        return 0
+    }
+
+    /// Detaches the plugin, closes the connection and lets `run` return.
+    public func stop() {
+        guard !stopping else { return }
+        stopping = true
+        retryTimer?.close()
+        retryTimer = nil
+        if let c = context {
+            context = nil
+            c.onClosed = nil
+            plugin.detach()
+            c.close()
+        }
+        for s in signals { s.close() }
+        signals.removeAll()
+    }
+
+    private func connect() {
+        guard !stopping else { return }
+        let stream: PipeStream
+        do {
+            stream = try PipeStream(loop: loop)
+            try stream.connect(path: socketPath) { [unowned self] error in
+                if let error {
+                    stream.close()
+                    self.log("cannot connect to \(self.socketPath): \(error.message); retrying in \(self.backoffMS) ms")
+                    self.retryLater()
+                } else {
+                    self.connected(stream)
+                }
+            }
+        } catch {
+            log("cannot connect: \(error)")
+            retryLater()
+        }
+    }
+
+    private func connected(_ stream: PipeStream) {
+        let c = PluginContext(loop: loop, name: plugin.name, stream: stream)
+        do { try c.start() } catch {
+            c.close()
+            retryLater()
+            return
+        }
+        context = c
+        c.onClosed = { [unowned self] in
+            self.context = nil
+            self.plugin.detach()
+            self.log("lost the daemon; reconnecting")
+            self.retryLater()
+        }
+        let attach = { [unowned self] in
+            self.backoffMS = 100
+            self.attachCount += 1
+            self.plugin.attach(c)
+        }
+        if plugin.actsForHost {
+            attach()
+        } else {
+            c.call("host.hello", ["name": .string(plugin.name)]) { [unowned self] result in
+                switch result {
+                case .success: attach()
+                case .failure(let e):
+                    self.log("host.hello refused: \(e.message)")
+                    c.close()
+                }
+            }
+        }
+    }
+
+    private func retryLater() {
+        guard !stopping else { return }
+        if retryTimer == nil { retryTimer = try? Timer(loop: loop) }
+        let delay = backoffMS
+        backoffMS = min(backoffMS * 2, 5000)
+        retryTimer?.start(after: delay) { [unowned self] in self.connect() }
+    }
+
+    private func log(_ s: String) {
+        let line = "plugin \(plugin.name): \(s)\n"
+        _ = line.withCString { write(2, $0, strlen($0)) }
+    }
+}

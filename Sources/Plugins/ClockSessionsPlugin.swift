@@ -1,0 +1,44 @@
+import PlayerHost
+
+/// Creates the configured clock-player sessions (main, pip, multiview, …): pure timelines with no
+/// audio, deterministic under a test clock. It acts for the host, so the sessions belong to the
+/// host and outlive every client.
+public final class ClockSessionsPlugin: SessionPlugin {
+    public let name = "clock-sessions"
+    public var actsForHost: Bool { true }
+    let sessions: [SessionConfig]
+
+    public init(sessions: [SessionConfig]) { self.sessions = sessions }
+
+    public func attach(_ context: PluginContext) {
+        // Requests on one connection run in order, so the set-up is sent as one pipelined burst;
+        // a failing step is logged and the rest go on.
+        for s in sessions { setUp(s, context) }
+    }
+
+    func setUp(_ s: SessionConfig, _ c: PluginContext) {
+        let id = JSON.string(s.id)
+        var create: [String: JSON] = ["id": id, "kind": .string(s.kind)]
+        if let p = s.players { create["players"] = .int(Int64(p)) }
+        if let a = s.automaticallyPublishes { create["automaticallyPublishes"] = .bool(a) }
+        if let b = s.backgroundAudio { create["backgroundAudio"] = .bool(b) }
+        c.send("session.create", create)
+        var audio: [String: JSON] = ["session": id, "category": .string(s.category ?? "playback")]
+        if let o = s.options { audio["options"] = .array(o.map(JSON.string)) }
+        c.send("audio.configure", audio)
+        if s.bindDefaults ?? true { c.send("command.bindDefaults", ["session": id]) }
+        let items = (s.items ?? []).map(\.json)
+        let players = s.players ?? ((try? SessionKind(s.kind))?.defaultPlayerCount ?? 1)
+        if !items.isEmpty {
+            for p in 0..<players {
+                let player = JSON.int(Int64(p))
+                c.send("player.load", ["session": id, "player": player, "items": .array(items)])
+                if let r = s.repeatMode { c.send("player.setRepeat", ["session": id, "player": player, "mode": .string(r)]) }
+            }
+        }
+        if s.activate ?? true { c.send("audio.activate", ["session": id]) }
+        if s.autoplay ?? false, !items.isEmpty {
+            for p in 0..<players { c.send("player.play", ["session": id, "player": .int(Int64(p))]) }
+        }
+    }
+}
