@@ -26,6 +26,7 @@ public final class HostDaemon {
     /// Plugin executables to supervise, besides those found in the plugin directory.
     public var pluginExecutables: [PluginSupervisor.Spec] = []
     let inProcess = InProcessPlugins()
+    let provided: ProvidedMethods
     public private(set) var supervisor: PluginSupervisor?
 
     public init(options: HostOptions, logger: Logger) throws(HostError) {
@@ -35,8 +36,10 @@ public final class HostDaemon {
         dispatcher = RPCDispatcher(limits: options.limits)
         nowPlaying = NowPlayingService(loop: loop, logger: logger)
         if let ms = options.config.commandTimeoutMilliseconds { nowPlaying.commandTimeoutMilliseconds = UInt64(max(ms, 1)) }
+        provided = ProvidedMethods(dispatcher: dispatcher, loop: loop)
         dispatcher.table.register(HostMethods.all(host: self))
         dispatcher.table.register(HostMethods.model(nowPlaying))
+        dispatcher.table.register(provided.method)
     }
 
     /// Takes the lock, binds the socket, says ready, and runs the loop until shutdown completes.
@@ -63,7 +66,9 @@ public final class HostDaemon {
         server.onDisconnect = { [unowned self] rpc in
             self.logger.debug("client \(rpc.id) (\(rpc.client.appName ?? "anonymous")) disconnected")
             self.nowPlaying.clientDisconnected(ClientID(rpc.id))
+            self.provided.connectionClosed(rpc.id)
         }
+        provided.connection = { [unowned self] id in self.server.connection(id: id) }
         nowPlaying.connection = { [unowned self] id in self.server.connection(id: Int(id)) }
         nowPlaying.connections = { [unowned self] in self.server.connections }
         shutdownSteps.append(("stop plugins", { [unowned self] in

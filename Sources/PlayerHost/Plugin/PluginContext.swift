@@ -96,6 +96,23 @@ public final class PluginContext {
         }
     }
 
+    /// Answers one call of a provided method, now or later (exactly once).
+    public typealias MethodHandler = (_ params: [String: JSON], _ reply: @escaping (Result<JSON, RPCError>) -> Void) -> Void
+
+    /// Offers a method through the host (`plugin.provide`): anyone's calls to `name` come here.
+    /// `name` must be namespaced (`mpv.open`).
+    public func provide(_ name: String, summary: String, _ handler: @escaping MethodHandler) {
+        var m = RPCMethod(name, summary: summary) { call throws(RPCError) -> RPCOutcome in
+            let promise = RPCPromise()
+            handler(call.params.values) { promise.complete($0) }
+            return .deferred(promise)
+        }
+        m.acceptsOtherParams = true
+        rpc.dispatcher.table.unregister(name)
+        rpc.dispatcher.table.register(m)
+        send("plugin.provide", ["methods": [.string(name)], "summaries": [name: .string(summary)]])
+    }
+
     /// Subscribes to event topics; events arrive at `onEvent`.
     public func subscribe(_ topics: [String]) {
         send("events.subscribe", ["topics": .array(topics.map(JSON.string))])

@@ -17,6 +17,14 @@ public struct MethodTable {
         for m in list { register(m) }
     }
 
+    /// Removes a method (a plugin's, when it goes away). Returns whether it was there.
+    @discardableResult
+    public mutating func unregister(_ name: String) -> Bool {
+        guard methods.removeValue(forKey: name) != nil else { return false }
+        order.removeAll { $0 == name }
+        return true
+    }
+
     public func method(named name: String) -> RPCMethod? { methods[name] }
 
     /// Every method in registration order.

@@ -1,0 +1,83 @@
+/// Methods a plugin offers through the host (`plugin.provide`): the host lists them in
+/// `rpc.discover` and forwards each call to the providing connection as a request, replying
+/// with its answer (or `pluginFailure` if it times out or goes away). They vanish with it.
+final class ProvidedMethods {
+    private unowned let dispatcher: RPCDispatcher
+    /// Method name → providing connection id.
+    private var providers: [String: Int] = [:]
+    var timeoutMilliseconds: UInt64 = 30_000
+    let loop: EventLoop
+    var connection: (Int) -> RPCConnection? = { _ in nil }
+
+    init(dispatcher: RPCDispatcher, loop: EventLoop) {
+        self.dispatcher = dispatcher
+        self.loop = loop
+    }
+
+    /// The `plugin.provide` method.
+    var method: RPCMethod {
+        .sync("plugin.provide", summary: "Offer methods through the host: calls to them are forwarded to this connection.",
+              params: [.required("methods", .array, "method names, each namespaced (e.g. mpv.open)"),
+                       .optional("summaries", .object, "name → one-line summary, for rpc.discover")],
+              result: .boolean) { [unowned self] call throws(RPCError) in
+            let names = try call.params.stringArray("methods") ?? []
+            let summaries = try call.params.optionalObject("summaries") ?? [:]
+            for name in names {
+                guard name.contains("."), !name.hasPrefix("."), !name.hasSuffix(".") else {
+                    throw RPCError(.invalidArgument, "'\(name)' must be namespaced, like mpv.open", data: ["method": .string(name)])
+                }
+                if let owner = self.providers[name], owner != call.connection.id {
+                    throw RPCError(.invalidArgument, "\(name) is already provided by another plugin", data: ["method": .string(name)])
+                }
+                if self.providers[name] == nil && self.dispatcher.table.method(named: name) != nil {
+                    throw RPCError(.invalidArgument, "\(name) is a host method", data: ["method": .string(name)])
+                }
+            }
+            for name in names where self.providers[name] == nil {
+                self.providers[name] = call.connection.id
+                var m = RPCMethod(name, summary: summaries[name]?.stringValue ?? "provided by a plugin") {
+                    [unowned self] c throws(RPCError) -> RPCOutcome in try self.forward(c)
+                }
+                m.acceptsOtherParams = true
+                self.dispatcher.table.register(m)
+            }
+            return true
+        }
+    }
+
+    private func forward(_ call: RPCCall) throws(RPCError) -> RPCOutcome {
+        guard let id = providers[call.method], let target = connection(id) else {
+            throw RPCError(.pluginFailure, "the plugin providing \(call.method) is gone")
+        }
+        let promise = RPCPromise()
+        var settled = false
+        let timer = try? Timer(loop: loop)
+        let rid = target.request(method: call.method, params: .object(call.params.values)) { result in
+            guard !settled else { return }
+            settled = true
+            timer?.close()
+            switch result {
+            case .success: promise.complete(result)
+            case .failure(let e) where e.code == RPCErrorCode.shuttingDown.rawValue:
+                promise.complete(.failure(RPCError(.pluginFailure, "the plugin providing \(call.method) went away")))
+            case .failure: promise.complete(result)
+            }
+        }
+        timer?.start(after: timeoutMilliseconds) { [weak target] in
+            guard !settled else { return }
+            settled = true
+            timer?.close()
+            target?.failOutgoing(id: rid, RPCError(.timeout, "timed out"))
+            promise.complete(.failure(RPCError(.pluginFailure, "the plugin providing \(call.method) did not answer in time")))
+        }
+        return .deferred(promise)
+    }
+
+    /// Drops every method a connection provided.
+    func connectionClosed(_ id: Int) {
+        for (name, owner) in providers where owner == id {
+            providers[name] = nil
+            dispatcher.table.unregister(name)
+        }
+    }
+}
