@@ -77,7 +77,7 @@ extension NowPlayingModel {
     /// An external session gets the commands enabled but no built-in target: a built-in target
     /// would change the model while the engine plays on. Its backend handles each command it
     /// supports with `command.addTarget`, acts on the engine and reports with `player.sync`
-    /// (`doctor` explains this).
+    /// (`doctor` lists the commands still waiting for a target).
     public mutating func bindDefaultCommands(session id: SessionID, now: MonotonicInstant) throws -> ModelResult<CommandCenter> {
         try perform(now) { m, _ in
             let s = try m.session(id)
