@@ -7,17 +7,19 @@ extension HostMethods {
                            .required("kind", .string, "main, pip, multiview or a plugin kind"),
                            .optional("players", .integer, "player count (default 1; 4 for multiview)"),
                            .optional("automaticallyPublishes", .boolean, "publish info from the players (default true)"),
-                           .optional("backgroundAudio", .boolean, "outlive the owning app (default false)")],
+                           .optional("backgroundAudio", .boolean, "outlive the owning app (default false)"),
+                           .optional("driver", .string, "clock (default: the host plays the queue) or external (a backend reports with player.sync)")],
                   result: .object, resultSummary: "the session") { call throws(RPCError) in
                 let p = call.params
                 let kindName = try p.string("kind")
                 let kind = try P.wrap { try SessionKind(kindName) }
                 let players = try p.optionalInt("players")
+                let driver = try P.wireEnum(PlayerDriver.self, p, "driver") ?? .clock
                 let session = try np.perform { m, t in
                     try m.createSession(
                         id: try p.optionalString("id"), kind: kind, playerCount: players,
                         automaticallyPublishes: try p.optionalBool("automaticallyPublishes") ?? true,
-                        backgroundAudio: try p.optionalBool("backgroundAudio") ?? false,
+                        backgroundAudio: try p.optionalBool("backgroundAudio") ?? false, driver: driver,
                         caller: P.caller(call), now: t)
                 }
                 return try np.read { m, t in try m.sessionJSON(session.id, now: t) }
@@ -62,7 +64,7 @@ extension HostMethods {
                   result: .object) { _ throws(RPCError) in
                 try np.read { m, t in m.explainJSON(now: t) }
             },
-            .sync("arbiter.doctor", summary: "Diagnostics per session: faults found and how to fix them.",
+            .sync("arbiter.doctor", summary: "Diagnostics per session (kind, driver, commands, info keys): faults found and how to fix them.",
                   params: [ModelParams.optionalSession], result: .object) { call throws(RPCError) in
                 let id = try call.params.optionalString("session")
                 return try np.read { m, t in try m.doctorJSON(session: id, now: t) }
