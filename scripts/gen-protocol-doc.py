@@ -112,6 +112,16 @@ handle_resp = json.dumps({"jsonrpc": "2.0", "result": {"status": "success"}, "id
 handler.send_raw(handle_resp)
 like_resp = c.line()
 ex("command.removeTarget", {"session": "main", "command": "like", "token": tok["result"]["token"]}, conn=handler)
+ex("session.create", {"id": "ext", "kind": "radio", "driver": "external"})
+ex("player.sync", {"session": "ext", "items": [{"title": "Live stream", "duration": 3600}], "index": 0,
+                   "elapsed": 12.5, "rate": 1, "status": "ready"})
+ex("plugin.list")
+ex("plugin.provide", {"methods": ["docs.hello"], "summaries": {"docs.hello": "an example provided method"}}, conn=handler)
+c.send_raw(json.dumps({"jsonrpc": "2.0", "method": "docs.hello", "params": {"who": "world"}, "id": 98}))
+provided_req = handler.line()
+handler.send_raw(json.dumps({"jsonrpc": "2.0", "result": "hello, world", "id": json.loads(provided_req)["id"]}))
+provided_resp = c.line()
+examples["docs.hello"] = (json.dumps({"jsonrpc": "2.0", "method": "docs.hello", "params": {"who": "world"}, "id": 98}), provided_resp)
 ex("session.close", {"session": "pip"})
 ex("host.stats")
 discover = ex("rpc.discover")["result"]
@@ -173,6 +183,9 @@ for m in discover["methods"]:
     if name in examples:
         req, resp = examples[name]
         w("```\n→ " + req + "\n← " + clip(resp) + "\n```\n")
+w("### Provided methods (host → plugin)\n")
+w("After `plugin.provide {methods: [\"docs.hello\"]}`, a call to `docs.hello` from anyone is forwarded to the plugin as a request, and its answer comes back:\n")
+w("```\n(the plugin gets) " + provided_req + "\n(the caller gets) " + provided_resp + "\n```\n")
 w("### `command.handle` (host → client)\n")
 w("Sent to the client that added a target when its command is sent; the client answers with a status.\n")
 w("```\n← " + handle_req + "\n→ " + handle_resp + "\n(and the sender gets) " + like_resp + "\n```\n")
