@@ -16,6 +16,7 @@ public final class PluginRunner {
     private var backoffMS: UInt64 = 100
     private var stopping = false
     private var signals: [SignalWatcher] = []
+    private var wakeup: AsyncWakeup?
     /// How many times the plugin was attached (tests and logs).
     public private(set) var attachCount = 0
 
@@ -27,7 +28,20 @@ public final class PluginRunner {
         if explicit == nil, let i = args.firstIndex(of: "--socket"), i + 1 < args.count { explicit = args[i + 1] }
         self.socketPath = SocketLocation.resolve(explicit: explicit)
         loop = try! EventLoop()
+        wakeup = try? AsyncWakeup(loop: loop) { [unowned self] in self.stop() }
     }
+
+    /// Stops a running runner from any thread: the loop detaches the plugin and `run` returns.
+    public struct StopHandle: Sendable {
+        let wakeup: AsyncWakeup?
+        public func stop() { wakeup?.send() }
+    }
+
+    /// The thread-safe way to stop this runner (the rest of it belongs to its loop's thread).
+    public var stopHandle: StopHandle { StopHandle(wakeup: wakeup) }
+
+    /// Whether the plugin is attached to a live connection now.
+    public var isAttached: Bool { context != nil }
 
     /// Runs until SIGTERM/SIGINT; returns the exit status.
     @discardableResult
@@ -59,6 +73,7 @@ public final class PluginRunner {
         }
         for s in signals { s.close() }
         signals.removeAll()
+        wakeup?.close()
     }
 
     private func connect() {
