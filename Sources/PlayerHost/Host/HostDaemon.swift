@@ -76,7 +76,6 @@ public final class HostDaemon {
             self.supervisor?.stopAll()
         }))
         shutdownSteps.append(("stop players", { [unowned self] in self.nowPlaying.close() }))
-        startPlugins()
         do {
             for sig in [SIGTERM, SIGINT] {
                 let w = try SignalWatcher(loop: loop)
@@ -94,6 +93,8 @@ public final class HostDaemon {
         } catch {
             throw .loop(error)
         }
+        // Signals first: starting plugins runs the loop, and a SIGTERM then must still shut down in order.
+        startPlugins()
         logger.info("playerhostd \(HostVersion.string) listening on \(options.socketPath) (pid \(getpid()))")
         if let fd = options.readyFD {
             _ = write(fd, "R", 1)
