@@ -81,6 +81,9 @@ public final class PluginSupervisor {
         e.state = .starting
         var env = SocketLocation.currentEnvironment()
         env["PLAYERHOST_SOCKET"] = socketPath
+        // Lets the plugin tell that the daemon which started it is gone (it was re-parented):
+        // it then exits instead of reconnecting, since a restarted daemon starts its own copy.
+        env["PLAYERHOST_SUPERVISOR_PID"] = String(getpid())
         do {
             let p = try ChildProcess(
                 loop: loop, executable: e.spec.path, arguments: e.spec.arguments + ["--socket", socketPath],

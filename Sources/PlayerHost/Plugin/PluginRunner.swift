@@ -2,7 +2,8 @@ import Glibc
 
 /// Runs a `SessionPlugin` as its own process: connects to the daemon's control socket, says
 /// `host.hello`, attaches the plugin, and when the daemon goes away (restart, upgrade) detaches
-/// it and reconnects with backoff, attaching it afresh. SIGTERM/SIGINT end it cleanly.
+/// it and reconnects with backoff, attaching it afresh — unless the daemon that started it (as a
+/// supervised plugin) died, when it exits instead. SIGTERM/SIGINT end it cleanly.
 ///
 /// ```swift
 /// @main struct Main { static func main() { PluginRunner(plugin: MyPlugin()).run() } }
@@ -17,6 +18,8 @@ public final class PluginRunner {
     private var stopping = false
     private var signals: [SignalWatcher] = []
     private var wakeup: AsyncWakeup?
+    /// The supervising daemon's pid when the daemon started this process (`$PLAYERHOST_SUPERVISOR_PID`).
+    private let supervisorPID: pid_t? = getenv("PLAYERHOST_SUPERVISOR_PID").flatMap { pid_t(String(cString: $0)) }
     /// How many times the plugin was attached (tests and logs).
     public private(set) var attachCount = 0
 
@@ -131,6 +134,13 @@ public final class PluginRunner {
 
     private func retryLater() {
         guard !stopping else { return }
+        if let pid = supervisorPID, getppid() != pid {
+            // Started by a daemon that has died (kill -9, crash): a restarted daemon starts its
+            // own copy, so reconnecting would run the plugin twice.
+            log("the daemon that started this plugin (pid \(pid)) is gone; exiting")
+            stop()
+            return
+        }
         if retryTimer == nil { retryTimer = try? Timer(loop: loop) }
         let delay = backoffMS
         backoffMS = min(backoffMS * 2, 5000)

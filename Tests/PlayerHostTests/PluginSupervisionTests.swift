@@ -1,0 +1,500 @@
+import Glibc
+import Testing
+@testable import PlayerHost
+
+/// Out-of-process plugins under the real daemon: the examples in `examples/` (Python and Swift)
+/// started from a plugin directory, `kill -9` and restart, the start limit, bad paths, garbage
+/// and hanging plugins, and the in-process built-in. No sleeps: waits are on events
+/// (`events.subscribe`) or bounded polls on the harness's loop, each with a deadline.
+@Suite(.serialized) struct PluginSupervisionTests {
+    static let examples = DaemonHarness.packageRoot + "/examples"
+
+    /// A daemon with a private plugin directory and config.
+    final class Rig {
+        let daemon: DaemonHarness
+        let pluginDir: String
+        private var closed = false
+
+        /// `setUp` fills the plugin directory (given its path) and returns extra config lines.
+        init(config: String = "", setUp: (String) throws -> String = { _ in "" }) throws {
+            daemon = try DaemonHarness()
+            pluginDir = daemon.directory + "/plugins"
+            #expect(mkdir(pluginDir, 0o700) == 0)
+            let extra = try setUp(pluginDir)
+            let configPath = daemon.directory + "/playerhost.toml"
+            try writeFile(configPath, "plugin_dir = \"\(pluginDir)\"\n" + config + "\n" + extra)
+            var env = SocketLocation.currentEnvironment()
+            env["XDG_CONFIG_HOME"] = daemon.directory + "/xdg"  // never the user's real plugins
+            guard try daemon.start(["--config", configPath], environment: env) else {
+                let text = daemon.stderrText
+                daemon.close()
+                throw Failed("playerhostd did not start: \(text)")
+            }
+        }
+
+        /// Stops the daemon the way a user would (SIGTERM: it stops its plugins first), then
+        /// cleans up. Returns the seconds the stop took.
+        @discardableResult
+        func close() -> Double {
+            guard !closed else { return 0 }
+            closed = true
+            let start = EventLoop.hrtime()
+            daemon.stop(signal: SIGTERM)
+            let took = Double(EventLoop.hrtime() - start) / 1e9
+            daemon.close()
+            return took
+        }
+
+        /// The pids of the supervised plugins now.
+        func pids(_ client: ControlClient) throws -> [String: Int32] {
+            var out: [String: Int32] = [:]
+            for p in try client.call("plugin.list").arrayValue ?? [] {
+                if let name = p["name"]?.stringValue, let pid = p["pid"]?.intValue { out[name] = Int32(pid) }
+            }
+            return out
+        }
+
+        func npctl(_ args: String) throws -> (status: Int64, output: String) {
+            try NpctlEndToEndTests.npctl(args, socket: daemon.socketPath)
+        }
+
+        func json(_ args: String) throws -> JSON {
+            let r = try npctl(args)
+            #expect(r.status == 0, "npctl \(args): \(r.output)")
+            return try JSONParser.parse(r.output)
+        }
+
+        /// `plugin.list`'s entry for `name`.
+        func plugin(_ name: String, _ client: ControlClient) throws -> JSON? {
+            try client.call("plugin.list").arrayValue?.first { $0["name"]?.stringValue == name }
+        }
+
+        /// Polls `check` every `interval` ms on the harness's loop (so the daemon's stderr keeps
+        /// draining) until it is true or `seconds` pass. Returns the last result.
+        @discardableResult
+        func poll(_ seconds: Double, every interval: UInt64 = 50, _ check: () throws -> Bool) throws -> Bool {
+            if try check() { return true }
+            let tick = try Timer(loop: daemon.loop)
+            var due = false
+            tick.start(after: interval, repeat: interval) { due = true }
+            defer { tick.close() }
+            let deadline = Double(EventLoop.hrtime()) / 1e9 + seconds
+            while Double(EventLoop.hrtime()) / 1e9 < deadline {
+                daemon.loop.run(.once)
+                if due {
+                    due = false
+                    if try check() { return true }
+                }
+            }
+            return false
+        }
+
+        /// Waits (on `sessions` events) until every id in `ids` was created. `client` must be
+        /// subscribed to `sessions`.
+        func waitForSessions(_ ids: Set<String>, _ client: ControlClient, deadline: Double = 60) throws {
+            var missing = ids
+            let end = Double(EventLoop.hrtime()) / 1e9 + deadline
+            while !missing.isEmpty {
+                let left = end - Double(EventLoop.hrtime()) / 1e9
+                guard left > 0 else { throw Failed("sessions \(missing.sorted()) never appeared: \(daemon.stderrText)") }
+                let e = try client.nextNotification(timeout: left)
+                if e["params"]?["type"] == "sessions" {
+                    for s in e["params"]?["sessions"]?.arrayValue ?? [] { if let id = s["id"]?.stringValue { missing.remove(id) } }
+                } else if e["params"]?["type"] == "sessionCreated", let id = e["params"]?["session"]?.stringValue {
+                    missing.remove(id)
+                }
+            }
+        }
+
+        /// Waits for one `sessions` event of `type` about `session`.
+        func waitForEvent(_ type: String, session: String, _ client: ControlClient, deadline: Double = 30) throws {
+            let end = Double(EventLoop.hrtime()) / 1e9 + deadline
+            while true {
+                let left = end - Double(EventLoop.hrtime()) / 1e9
+                guard left > 0 else { throw Failed("no \(type) for \(session): \(daemon.stderrText)") }
+                let e = try client.nextNotification(timeout: left)
+                if e["params"]?["type"] == .string(type), e["params"]?["session"] == .string(session) { return }
+            }
+        }
+
+        /// Polls until `commands` are enabled and targeted on `session` (a plugin's set-up
+        /// continues after its session.create).
+        func waitUntilTargeted(_ session: String, _ commands: [String], _ client: ControlClient) throws {
+            let ok = try poll(30) {
+                guard let s = try? client.call("session.get", ["session": .string(session)]) else { return false }
+                let list = s["commands"]?.arrayValue ?? []
+                return commands.allSatisfy { c in
+                    list.contains { $0["command"] == .string(c) && $0["isEnabled"] == true && !($0["targets"]?.arrayValue ?? []).isEmpty }
+                } && s["audio"]?["active"] == true
+            }
+            #expect(ok, "\(session): \(commands) never became enabled and targeted")
+        }
+    }
+
+    struct Failed: Error, CustomStringConvertible { let description: String; init(_ d: String) { description = d } }
+
+    /// Builds `examples/swift-plugin` once per test run (its own .build is reused across runs)
+    /// and returns the executable's path.
+    static let swiftPlugin: Result<String, Failed> = {
+        let pkg = "'\(examples)/swift-plugin'"
+        guard let build = try? runShell("timeout 1500 swift build --package-path \(pkg) 2>&1") else {
+            return .failure(Failed("cannot run swift build"))
+        }
+        guard build.status == 0 else {
+            return .failure(Failed("swift build of examples/swift-plugin failed: \(build.output.suffix(3000))"))
+        }
+        guard let bin = try? runShell("swift build --package-path \(pkg) --show-bin-path").output
+            .split(separator: "\n").last.map(String.init) else {
+            return .failure(Failed("swift build --show-bin-path printed nothing"))
+        }
+        return .success(bin + "/swift-clock-plugin")
+    }()
+
+    // MARK: - issue item 1: the examples, started by the daemon from the plugin directory
+
+    @Test func pythonAndSwiftExamplesCreateSessionsAndHandleCommands() throws {
+        let swiftPlugin = try Self.swiftPlugin.get()
+        let rig = try Rig(config: "command_timeout_ms = 5000") { dir in
+            #expect(symlink(Self.examples + "/python-plugin/radio.py", dir + "/radio.py") == 0)
+            #expect(symlink(swiftPlugin, dir + "/swift-clock-plugin") == 0)
+            return ""
+        }
+        defer { rig.close() }
+        let client = try rig.daemon.client()
+        try client.call("events.subscribe", ["topics": ["sessions"]])
+        try rig.waitForSessions(["py-radio", "swift-clock"], client)
+        try rig.waitUntilTargeted("py-radio", ["play", "pause", "togglePlayPause"], client)
+        try rig.waitUntilTargeted("swift-clock", ["play", "pause", "togglePlayPause", "nextTrack"], client)
+
+        // Each session belongs to the plugin's app (its host.hello name).
+        let sessions = try client.call("session.list").arrayValue ?? []
+        #expect(sessions.first { $0["id"] == "py-radio" }?["app"] == "py-radio")
+        #expect(sessions.first { $0["id"] == "py-radio" }?["kind"] == "radio")
+        #expect(sessions.first { $0["id"] == "swift-clock" }?["app"] == "swift-clock")
+
+        // Before any command: paused (or interrupted, when the other plugin activated later).
+        let radioBefore = try rig.npctl("status -s py-radio").output
+        #expect(radioBefore.hasSuffix(": PlayerHost examples — Py Radio  0:00 (live)  [py-radio]\n"), "\(radioBefore)")
+        let clockBefore = try rig.npctl("status -s swift-clock").output
+        #expect(clockBefore.hasSuffix(": Swift Clock — Tick  0:00/1:00  [swift-clock]\n"), "\(clockBefore)")
+
+        // Python: manual info and its own playing state; each command reaches its handler,
+        // which answers success and republishes.
+        #expect(try rig.npctl("play -s py-radio") == (0, ""))
+        let radio = try rig.json("status --json -s py-radio")
+        #expect(radio["playbackState"] == "playing")
+        #expect(radio["info"]?["extra"] == ["handled": 1, "last": "play"])
+        let radioStatus = try rig.npctl("status -s py-radio").output
+        #expect(radioStatus.hasPrefix("Playing: PlayerHost examples — Py Radio  "), "\(radioStatus)")
+        #expect(radioStatus.hasSuffix(" (live)  [py-radio]\n"), "\(radioStatus)")
+        #expect(try rig.npctl("play-pause -s py-radio") == (0, ""))
+        let toggled = try rig.json("status --json -s py-radio")
+        #expect(toggled["playbackState"] == "paused")
+        #expect(toggled["info"]?["extra"] == ["handled": 2, "last": "togglePlayPause"])
+        #expect(try rig.npctl("metadata -s py-radio albumTitle").output == "Live from Python\n")
+        #expect(try rig.npctl("play -s py-radio") == (0, ""))
+        #expect(try rig.json("status --json -s py-radio")["playbackState"] == "playing")
+
+        // Swift: a clock player published automatically; the handlers drive it. Playing
+        // activates its audio, which interrupts py-radio.
+        #expect(try rig.npctl("play -s swift-clock") == (0, ""))
+        #expect(try rig.json("status --json -s swift-clock")["playbackState"] == "playing")
+        #expect(try rig.npctl("next -s swift-clock") == (0, ""))
+        let clock = try rig.json("status --json -s swift-clock")
+        #expect(clock["info"]?["title"] == "Tock")
+        #expect(clock["info"]?["albumTitle"] == "PlayerHost examples", "the session's own info fills the gap")
+        #expect(try rig.npctl("play-pause -s swift-clock") == (0, ""))
+        let paused = try rig.npctl("status -s swift-clock").output
+        #expect(paused.hasPrefix("Paused: Swift Clock — Tock  0:0") && paused.hasSuffix("/1:30  [swift-clock]\n"), "\(paused)")
+        #expect(try rig.npctl("stop -s swift-clock").status == 1, "stop has no target: refused, not hung")
+
+        // The radio got the interruption as an event (it owns the session) and paused itself.
+        var interrupted: JSON = .null
+        #expect(try rig.poll(10) {
+            interrupted = try client.call("info.get", ["session": "py-radio"])
+            return interrupted["info"]?["extra"]?["last"] == "interruption"
+        }, "\(interrupted)")
+        #expect(interrupted["playbackState"] == "interrupted")
+        #expect(try rig.npctl("status -s py-radio").output.hasPrefix("Interrupted: PlayerHost examples — Py Radio"))
+
+        // Both are listed as supervised processes.
+        let table = try rig.npctl("plugins")
+        #expect(table.status == 0)
+        let rows = table.output.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
+        #expect(rows.first == ["NAME", "KIND", "STATE", "PID", "RESTARTS", "LAST"])
+        for name in ["radio.py", "swift-clock-plugin"] {
+            let row = rows.first { $0.first == name }
+            #expect(row.map { Array($0[1...2]) } == ["process", "running"], "\(table.output)")
+            #expect(row.flatMap { Int($0[3]) } != nil, "a pid: \(table.output)")
+            #expect(row.map { Array($0[4...]) } == ["0", "-"], "\(table.output)")
+        }
+        let listed = try rig.json("plugins --json").arrayValue ?? []
+        #expect(Set(listed.compactMap { $0["name"]?.stringValue }) == ["radio.py", "swift-clock-plugin"])
+
+        // SIGTERM to the daemon stops both plugins gracefully: well within the 3 s grace after
+        // which the supervisor would SIGKILL them, and nothing is left running.
+        let pids = try rig.pids(client)
+        #expect(pids.count == 2)
+        let took = rig.close()
+        #expect(took < 2.5, "the plugins ended on SIGTERM: \(took) s")
+        for (name, pid) in pids { #expect(!isRunning(pid), "\(name) (pid \(pid)) outlived the daemon") }
+    }
+
+    // MARK: - issue item 2: crashes, restarts, the start limit, bad paths
+
+    @Test func killNineTakesTheSessionAwayAndTheRestartBringsItBack() throws {
+        let rig = try Rig { dir in
+            #expect(symlink(Self.examples + "/python-plugin/radio.py", dir + "/radio.py") == 0)
+            return ""
+        }
+        defer { rig.close() }
+        let client = try rig.daemon.client()
+        try client.call("events.subscribe", ["topics": ["sessions"]])
+        try rig.waitForSessions(["py-radio"], client)
+        let before = try #require(try rig.plugin("radio.py", client))
+        let pid = try #require(before["pid"]?.intValue)
+        #expect(before["restarts"] == 0)
+
+        #expect(kill(Int32(pid), SIGKILL) == 0)
+        try rig.waitForEvent("sessionClosed", session: "py-radio", client)
+        #expect(try client.call("host.ping") == "pong", "the daemon answers while the plugin is down")
+        // (The restart is at least 250 ms away: one round trip on this connection is not.)
+        #expect(try client.call("session.list").arrayValue?.contains { $0["id"] == "py-radio" } == false,
+                "the session went with the plugin")
+        try rig.waitForEvent("sessionCreated", session: "py-radio", client)
+
+        let after = try #require(try rig.plugin("radio.py", client))
+        #expect(after["state"] == "running")
+        #expect((after["restarts"]?.intValue ?? 0) >= 1)
+        #expect(after["pid"] != nil && after["pid"]?.intValue != pid, "a new process")
+        #expect(after["lastExit"]?["signal"] == .int(Int64(SIGKILL)))
+        let row = try rig.npctl("plugins").output.split(separator: "\n").first { $0.hasPrefix("radio.py") }
+        #expect(row?.hasSuffix("killed by signal 9") == true, "\(row ?? "")")
+
+        // The new instance works like the first.
+        try rig.waitUntilTargeted("py-radio", ["play", "pause", "togglePlayPause"], client)
+        #expect(try rig.npctl("play -s py-radio") == (0, ""))
+        #expect(try rig.json("status --json -s py-radio")["playbackState"] == "playing")
+
+        // kill -9 of the daemon itself: the plugin it started does not linger reconnecting (a
+        // restarted daemon starts its own copy); it sees it was orphaned and exits.
+        let orphan = try #require(try rig.pids(client)["radio.py"])
+        rig.daemon.stop(signal: SIGKILL)
+        #expect(try rig.poll(20) { !isRunning(orphan) }, "radio.py (pid \(orphan)) outlived a killed daemon")
+    }
+
+    @Test func aPluginThatExitsAtOnceIsStoppedAtTheStartLimitAndBadPathsAreReported() throws {
+        let rig = try Rig { dir in
+            try writeFile(dir + "/crash.sh", "#!/bin/sh\nexit 1\n", mode: 0o755)
+            try writeFile(dir + "/README", "not executable: not a plugin\n", mode: 0o644)
+            try writeFile(dir + "/../notexec.sh", "#!/bin/sh\nexit 0\n", mode: 0o644)
+            return """
+                [[plugin]]
+                name = "missing"
+                path = "/nonexistent/playerhost-plugin"
+
+                [[plugin]]
+                name = "not-executable"
+                path = "\(dir)/../notexec.sh"
+                """
+        }
+        defer { rig.close() }
+        let client = try rig.daemon.client()
+        var pings = 0
+        let settled = try rig.poll(60) {
+            #expect(try client.call("host.ping") == "pong")
+            pings += 1
+            let list = try client.call("plugin.list").arrayValue ?? []
+            return list.count == 3 && list.allSatisfy { $0["state"] == "failed" }
+        }
+        let list = try client.call("plugin.list").arrayValue ?? []
+        #expect(settled, "\(list) \(rig.daemon.stderrText)")
+        #expect(pings > 1)
+        #expect(list.compactMap { $0["name"]?.stringValue } == ["crash.sh", "missing", "not-executable"], "README is skipped")
+
+        let crash = try #require(list.first { $0["name"] == "crash.sh" })
+        #expect(crash["restarts"] == 4, "5 quick exits in a row: the first start and 4 restarts")
+        #expect(crash["lastExit"]?["status"] == 1)
+        #expect(crash["pid"] == nil)
+        for name in ["missing", "not-executable"] {
+            let p = try #require(list.first { $0["name"] == .string(name) })
+            #expect(p["error"]?.stringValue?.isEmpty == false, "\(p)")
+            #expect(p["pid"] == nil)
+        }
+        #expect(rig.daemon.stderrText.contains("plugin crash.sh failed"))
+
+        let table = try rig.npctl("plugins")
+        #expect(table.status == 0)
+        let crashRow = table.output.split(separator: "\n").first { $0.hasPrefix("crash.sh") }.map(String.init) ?? ""
+        #expect(crashRow.split(separator: " ").map(String.init) == ["crash.sh", "process", "failed", "-", "4", "exited", "1"], "\(table.output)")
+        #expect(table.output.contains("missing") && table.output.contains("error: "), "\(table.output)")
+        #expect(rig.daemon.exit == nil, "the host stays up")
+        #expect(try rig.npctl("ping").status == 0)
+    }
+
+    // MARK: - issue item 5: garbage and hanging plugins cannot block other clients
+
+    @Test func garbageAndHangingPluginsCannotBlockOtherClients() throws {
+        let result = "/garbage.json"
+        let rig = try Rig(config: "command_timeout_ms = 1000") { dir in
+            try writeFile(dir + "/garbage.py", Self.garbageScript(result: dir + result), mode: 0o755)
+            try writeFile(dir + "/hang.py", Self.hangScript, mode: 0o755)
+            return ""
+        }
+        defer { rig.close() }
+        let client = try rig.daemon.client()
+        try client.call("events.subscribe", ["topics": ["sessions"]])
+        try rig.waitForSessions(["hang"], client)
+        try rig.waitUntilTargeted("hang", ["play"], client)
+
+        // Garbage: a parse error per line, the connection still serves the next request, a
+        // half line is held without blocking anyone, an over-long line is refused and closed.
+        var report: JSON = .null
+        #expect(try rig.poll(30) {
+            guard let text = readFile(rig.pluginDir + result) else { return false }
+            report = try JSONParser.parse(text)
+            return true
+        }, "the garbage plugin never reported: \(rig.daemon.stderrText)")
+        #expect(report["parseErrors"] == 100, "\(report)")
+        #expect(report["pongAfterGarbage"] == true)
+        #expect(report["oversizeClosed"] == true, "\(report)")
+        #expect(try client.call("host.ping") == "pong")
+
+        // Hanging: the sender gets commandFailed after the command timeout; meanwhile others
+        // are answered at once.
+        let sender = try rig.daemon.client()
+        let start = EventLoop.hrtime()
+        var line: [UInt8] = []
+        RPCEncoder.request(method: "command.send", params: ["command": "play", "session": "hang"], id: 7, into: &line)
+        try sender.send(line)
+        let other = try rig.daemon.client()
+        #expect(try other.call("host.ping") == "pong")
+        #expect(try rig.npctl("sessions").status == 0)
+        #expect(try other.call("info.get", ["session": "hang"])["session"] == "hang")
+        let othersServed = Double(EventLoop.hrtime() - start) / 1e9
+        let reply = try sender.readMessage()
+        let waited = Double(EventLoop.hrtime() - start) / 1e9
+        #expect(reply["result"]?["status"] == "commandFailed", "\(reply)")
+        #expect(waited >= 0.95, "the timeout is 1 s: \(waited)")
+        #expect(othersServed < waited, "others were served before the timeout: \(othersServed) vs \(waited)")
+        // The stuck plugin is still there (hung, not dead); the host still answers.
+        #expect(try rig.plugin("hang.py", client)?["state"] == "running")
+        #expect(try rig.npctl("ping").status == 0)
+    }
+
+    // MARK: - the in-process path
+
+    @Test func builtinClockSessionsPluginIsListed() throws {
+        let daemon = try DaemonHarness()
+        defer { daemon.close() }
+        var env = SocketLocation.currentEnvironment()
+        env["XDG_CONFIG_HOME"] = daemon.directory + "/xdg"
+        #expect(try daemon.start(["--config", Self.examples + "/demo.toml"], environment: env))
+        let list = try daemon.client().call("plugin.list").arrayValue ?? []
+        #expect(list.count == 1)
+        #expect(list.first?["name"] == "clock-sessions")
+        #expect(list.first?["kind"] == "builtin")
+        #expect(list.first?["state"] == "running")
+        let table = try NpctlEndToEndTests.npctl("plugins", socket: daemon.socketPath).output.split(separator: "\n")
+        #expect(table.last?.split(separator: " ").map(String.init) == ["clock-sessions", "builtin", "running", "-", "-", "-"])
+    }
+
+    // MARK: - helper plugins
+
+    /// Writes garbage, then a valid request, then holds a half line; a second connection sends
+    /// 2 MiB without a newline. Reports what came back as JSON in `result`.
+    static func garbageScript(result: String) -> String {
+        """
+        #!/usr/bin/env python3
+        import json, os, socket, sys, time
+        path = os.environ["PLAYERHOST_SOCKET"]
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(path)
+        s.sendall(b"this is not json\\n" * 100 + b'{"jsonrpc":"2.0","method":"host.ping","id":"after"}\\n')
+        buf = b""
+        while buf.count(b"\\n") < 101:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            buf += chunk
+        lines = [json.loads(l) for l in buf.split(b"\\n")[:101] if l]
+        errors = sum(1 for m in lines if m.get("error", {}).get("code") == -32700)
+        pong = any(m.get("id") == "after" and m.get("result") == "pong" for m in lines)
+        s.sendall(b"{\\"jsonrpc\\": \\"2.0\\", \\"meth")  # a half line, never finished
+        t = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        t.connect(path)
+        closed = False
+        try:
+            t.sendall(b"y" * (2 * 1024 * 1024))
+            while t.recv(65536):
+                pass
+            closed = True
+        except OSError:
+            closed = True
+        out = "RESULT"
+        with open(out + ".tmp", "w") as f:
+            json.dump({"parseErrors": errors, "pongAfterGarbage": pong, "oversizeClosed": closed}, f)
+        os.rename(out + ".tmp", out)
+        time.sleep(3600)
+        """.replacingOccurrences(of: "RESULT", with: result)
+    }
+
+    /// A plugin (on the example's client library) whose play handler never returns.
+    static var hangScript: String {
+        """
+        #!/usr/bin/env python3
+        import sys, time
+        sys.path.insert(0, "\(examples)/python-plugin")
+        from playerhost_plugin import Plugin, run
+
+        class Hang(Plugin):
+            name = "hang"
+            def attach(self, host):
+                host.call("session.create", {"id": "hang", "kind": "hang"})
+                host.call("audio.configure", {"session": "hang", "category": "playback"})
+                host.call("audio.activate", {"session": "hang"})
+                host.add_target("hang", "play", self.play)
+            def play(self, params):
+                time.sleep(3600)
+                return "success"
+
+        sys.exit(run(Hang()))
+        """
+    }
+}
+
+/// Writes `text` to `path` with `mode`.
+fileprivate func writeFile(_ path: String, _ text: String, mode: mode_t = 0o644) throws {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode)
+    guard fd >= 0 else { throw PluginSupervisionTests.Failed("open \(path): \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    let bytes = Array(text.utf8)
+    var off = 0
+    while off < bytes.count {
+        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, bytes.count - off) }
+        guard n > 0 else { throw PluginSupervisionTests.Failed("write \(path)") }
+        off += n
+    }
+    fchmod(fd, mode)
+}
+
+/// Whether `pid` is a live process (a zombie waiting to be reaped counts as gone).
+fileprivate func isRunning(_ pid: Int32) -> Bool {
+    guard let stat = readFile("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return false }
+    return !stat[close...].hasPrefix(") Z")
+}
+
+/// The whole file, or nil if it does not exist.
+fileprivate func readFile(_ path: String) -> String? {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var out: [UInt8] = []
+    var buf = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, 65536) }
+        if n <= 0 { break }
+        out += buf[0..<n]
+    }
+    return String(decoding: out, as: UTF8.self)
+}
