@@ -71,10 +71,7 @@ public final class HostDaemon {
         provided.connection = { [unowned self] id in self.server.connection(id: id) }
         nowPlaying.connection = { [unowned self] id in self.server.connection(id: Int(id)) }
         nowPlaying.connections = { [unowned self] in self.server.connections }
-        shutdownSteps.append(("stop plugins", { [unowned self] in
-            self.inProcess.detachAll()
-            self.supervisor?.stopAll()
-        }))
+        shutdownSteps.append(("stop built-in plugins", { [unowned self] in self.inProcess.detachAll() }))
         shutdownSteps.append(("stop players", { [unowned self] in self.nowPlaying.close() }))
         do {
             for sig in [SIGTERM, SIGINT] {
@@ -141,6 +138,9 @@ public final class HostDaemon {
         for rpc in server.connections {
             rpc.notify(method: "event", params: ["topic": "host", "type": "shutdown", "reason": .string(reason)])
         }
+        // Plugin processes first get SIGTERM, so they end rather than see the connection drop
+        // and try to reconnect.
+        supervisor?.stopAll()
         server.closeAll(reason: "host shutting down")
         for (name, step) in shutdownSteps {
             logger.debug("shutdown: \(name)")

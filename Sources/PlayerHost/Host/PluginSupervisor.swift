@@ -98,6 +98,11 @@ public final class PluginSupervisor {
             e.process = nil
             e.lastError = error.message
             logger.error("plugin \(e.spec.name) cannot start: \(error.message)")
+            // A missing or non-executable file will not fix itself: fail now, not after retries.
+            if error.code == Int32(-ENOENT) || error.code == Int32(-EACCES) || error.code == Int32(-ENOEXEC) {
+                e.state = .failed
+                return
+            }
             scheduleRestart(e, quick: true)
         }
     }
