@@ -83,6 +83,24 @@ extension HostMethods {
                 let mode = try ShuffleMode.parse(try p.string("mode"), field: "mode")
                 return try m.setShuffle(session: id, player: i, mode, now: t)
             },
+            method("player.sync", "An external backend reports its player's true state; absent fields keep their value.",
+                   [.optional("items", .array, "the engine's queue (item objects)"),
+                    .optional("index", .integer, "current item, an index into items"),
+                    .optional("elapsed", .number, "media time of the current item now, seconds"),
+                    .optional("rate", .number, "0 = paused"),
+                    .optional("duration", .number, "the current item's duration, seconds"),
+                    .optional("status", .string, "idle, loading, ready or failed"),
+                    .optional("repeatMode", .string, "off, one or all"),
+                    .optional("shuffleMode", .string, "off, items or collections")]) { m, id, i, p, t in
+                let state = PlayerSync(
+                    items: try p.optionalArray("items")?.map { try MediaItem(json: $0) },
+                    index: try p.optionalInt("index"), elapsed: try p.optionalDouble("elapsed"),
+                    rate: try p.optionalDouble("rate"), duration: try p.optionalDouble("duration"),
+                    status: try P.wireEnum(PlayerStatus.self, p, "status"),
+                    repeatMode: try P.wireEnum(RepeatMode.self, p, "repeatMode"),
+                    shuffleMode: try P.wireEnum(ShuffleMode.self, p, "shuffleMode"))
+                return try m.syncPlayer(session: id, player: i, state: state, now: t)
+            },
             .sync("player.get", summary: "A player: queue, index, rate, status, modes, elapsed now.",
                   params: [P.session, P.player], result: .object) { call throws(RPCError) in
                 let id = try call.params.string("session")

@@ -7,17 +7,19 @@ extension HostMethods {
                            .required("kind", .string, "main, pip, multiview or a plugin kind"),
                            .optional("players", .integer, "player count (default 1; 4 for multiview)"),
                            .optional("automaticallyPublishes", .boolean, "publish info from the players (default true)"),
-                           .optional("backgroundAudio", .boolean, "outlive the owning app (default false)")],
+                           .optional("backgroundAudio", .boolean, "outlive the owning app (default false)"),
+                           .optional("driver", .string, "clock (default: the host plays the queue) or external (a backend reports with player.sync)")],
                   result: .object, resultSummary: "the session") { call throws(RPCError) in
                 let p = call.params
                 let kindName = try p.string("kind")
                 let kind = try P.wrap { try SessionKind(kindName) }
                 let players = try p.optionalInt("players")
+                let driver = try P.wireEnum(PlayerDriver.self, p, "driver") ?? .clock
                 let session = try np.perform { m, t in
                     try m.createSession(
                         id: try p.optionalString("id"), kind: kind, playerCount: players,
                         automaticallyPublishes: try p.optionalBool("automaticallyPublishes") ?? true,
-                        backgroundAudio: try p.optionalBool("backgroundAudio") ?? false,
+                        backgroundAudio: try p.optionalBool("backgroundAudio") ?? false, driver: driver,
                         caller: P.caller(call), now: t)
                 }
                 return try np.read { m, t in try m.sessionJSON(session.id, now: t) }

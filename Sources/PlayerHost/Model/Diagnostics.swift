@@ -8,8 +8,8 @@ extension NowPlayingModel {
         return m.faults(of: try m.session(id))
     }
 
-    /// `doctor`: per session (or one) its category, options, active, every command's enabled
-    /// and targets, which info keys are present, the explanation and the faults.
+    /// `doctor`: per session (or one) its driver, category, options, active, every command's
+    /// enabled and targets, which info keys are present, the explanation and the faults.
     public func doctorJSON(session: SessionID? = nil, now: MonotonicInstant) throws -> JSON {
         var m = self
         let t = max(now, clock)
@@ -19,6 +19,7 @@ extension NowPlayingModel {
             let published = m.publishedInfo(s)
             return [
                 "session": .string(s.id),
+                "driver": .string(s.driver.rawValue),
                 "audio": s.audio.toJSON(),
                 "commands": .array(RemoteCommandKind.allCases.map { k in
                     let c = s.commandCenter[k]
@@ -85,6 +86,11 @@ extension NowPlayingModel {
                                       message: "\(k.rawValue) has no preferredIntervals: remotes cannot label the button",
                                       fix: "command.configure \(s.id) \(k.rawValue) {preferredIntervals: [15]}"))
             }
+        }
+        if s.driver == .external {
+            out.append(Diagnostic(severity: .info, code: "externalDriver",
+                                  message: "players are driven by their backend: command.bindDefaults enables commands but binds no built-in target, and player.* is refused",
+                                  fix: "the backend handles each command with command.addTarget \(s.id) and reports the engine with player.sync"))
         }
         let rate = s.commandCenter[.changePlaybackRate]
         if rate.isEnabled, rate.configuration.supportedPlaybackRates.isEmpty {

@@ -56,6 +56,13 @@ public struct MediaItem: Sendable, Hashable {
         return info.fillingGaps(from: fields)
     }
 
+    /// The same media whatever its known length: an engine often learns the duration late.
+    var withoutDuration: MediaItem {
+        var copy = self
+        copy.duration = nil
+        return copy
+    }
+
     public func toJSON() -> JSON {
         var o: [String: JSON] = [:]
         if let title { o["title"] = .string(title) }

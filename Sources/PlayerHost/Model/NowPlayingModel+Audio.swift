@@ -112,7 +112,11 @@ extension NowPlayingModel {
         }
     }
 
+    /// Pauses a clock session's players. An external engine is paused by its backend (its app
+    /// gets the interruption) and reported with `player.sync`: pausing the model alone would
+    /// publish a pause the engine never made.
     mutating func pausePlayers(of id: SessionID, at t: MonotonicInstant) {
+        guard sessions[id]?.driver == .clock else { return }
         for pid in sessions[id]?.playerIDs ?? [] { players[pid]?.timeline.pause(at: t) }
     }
 }

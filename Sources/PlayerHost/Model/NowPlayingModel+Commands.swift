@@ -72,6 +72,11 @@ extension NowPlayingModel {
     /// `command.bindDefaults`: targets **and enables** the transport commands on the session's
     /// own players (every player for multi-view, else player 0). Idempotent: earlier built-in
     /// bindings are replaced. `changePlaybackRate` gets common rates if none are configured.
+    ///
+    /// An external session gets the commands enabled but no built-in target: a built-in target
+    /// would change the model while the engine plays on. Its backend handles each command it
+    /// supports with `command.addTarget`, acts on the engine and reports with `player.sync`
+    /// (`doctor` explains this).
     public mutating func bindDefaultCommands(session id: SessionID, now: MonotonicInstant) throws -> ModelResult<CommandCenter> {
         try perform(now) { m, _ in
             let s = try m.session(id)
@@ -79,8 +84,10 @@ extension NowPlayingModel {
             var center = s.commandCenter
             for kind in RemoteCommandKind.defaultBound {
                 for t in center[kind].targets { if case .players = t.handler { center.removeTarget(kind, token: t.token) } }
-                center.addTarget(kind, CommandTarget(token: m.nextToken, handler: .players(indices)))
-                m.nextToken += 1
+                if s.driver == .clock {
+                    center.addTarget(kind, CommandTarget(token: m.nextToken, handler: .players(indices)))
+                    m.nextToken += 1
+                }
                 center.setEnabled(kind, true)
             }
             if center[.changePlaybackRate].configuration.supportedPlaybackRates.isEmpty {

@@ -11,12 +11,14 @@ extension NowPlayingModel {
     }
 
     /// Runs `body` on one player's timeline inside an operation and returns the player.
+    /// External players are refused unless the operation is a report of their state.
     mutating func withPlayer(
-        _ session: SessionID, _ index: Int, now: MonotonicInstant,
+        _ session: SessionID, _ index: Int, now: MonotonicInstant, report: Bool = false,
         _ body: (inout PlayerTimeline, MonotonicInstant, inout SplitMix64) throws -> Void
     ) throws -> ModelResult<Player> {
         try perform(now) { m, t in
             let pid = try m.playerID(session, index)
+            if !report { try m.requireClockDriven(session, index) }
             var p = m.players[pid]!
             try body(&p.timeline, t, &m.rng)
             m.players[pid] = p
@@ -80,10 +82,10 @@ extension NowPlayingModel {
     }
 
     /// For backends that load asynchronously (mpv): report the player's status. `failed` and
-    /// `loading` pause it.
+    /// `loading` pause it. Allowed on external players too (it is a report, like `player.sync`).
     public mutating func setPlayerStatus(session: SessionID, player: Int = 0, _ status: PlayerStatus,
                                          now: MonotonicInstant) throws -> ModelResult<Player> {
-        try withPlayer(session, player, now: now) { tl, t, _ in
+        try withPlayer(session, player, now: now, report: true) { tl, t, _ in
             if status == .idle, tl.currentItem != nil { throw ModelError.invalid("a player with items is not idle") }
             if status == .failed || status == .loading { tl.pause(at: t) }
             tl.status = status

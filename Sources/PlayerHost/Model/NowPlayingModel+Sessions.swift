@@ -109,11 +109,12 @@ extension NowPlayingModel {
 
     /// `session.create`. `id` defaults to the kind (`main`, `main-2`, …); `playerCount` to the
     /// kind's (4 for multi-view, which must have exactly 4). `adopting` attaches existing
-    /// free players (a player belongs to at most one session: `playerInUse`).
+    /// free players (a player belongs to at most one session: `playerInUse`). `driver` says what
+    /// moves its players: the host's clock (default) or an external engine (see `syncPlayer`).
     public mutating func createSession(
         id: SessionID? = nil, kind: SessionKind, playerCount: Int? = nil, adopting: [PlayerID] = [],
-        automaticallyPublishes: Bool = true, backgroundAudio: Bool = false, caller: Caller = .host,
-        now: MonotonicInstant
+        automaticallyPublishes: Bool = true, backgroundAudio: Bool = false, driver: PlayerDriver = .clock,
+        caller: Caller = .host, now: MonotonicInstant
     ) throws -> ModelResult<Session> {
         try perform(now) { m, t in
             let app = try m.appFor(caller)
@@ -161,6 +162,7 @@ extension NowPlayingModel {
             var s = Session(id: sid, kind: kind, app: app, playerIDs: ids,
                             automaticallyPublishes: automaticallyPublishes, order: m.tick())
             s.audio.backgroundAudio = backgroundAudio
+            s.driver = driver
             s.manualTimestamp = t
             m.sessions[sid] = s
             m.baselines[sid] = m.baseline(for: s, canBecomeActive: false, isActive: false)
@@ -246,6 +248,7 @@ extension NowPlayingModel {
             "playbackState": .string(published.playbackState.rawValue),
             "timestamp": t.toJSON(),
             "automaticallyPublishes": .bool(s.automaticallyPublishes),
+            "driver": .string(s.driver.rawValue),
             "backgroundAudio": .bool(s.audio.backgroundAudio),
             "isActive": .bool(m.isActive(id)),
             "canBecomeActive": .bool(e.isEligible),

@@ -78,7 +78,8 @@ public struct NowPlayingModel: Sendable, Equatable {
     public func players(of session: Session) -> [Player] { session.playerIDs.compactMap { players[$0] } }
 
     /// The earliest instant a playing clock item ends (or, under automatic publishing, enters
-    /// or leaves an ad); nil while nothing plays. Arm one one-shot timer for it.
+    /// or leaves an ad); nil while no clock player plays (external players never have one).
+    /// Arm one one-shot timer for it.
     public var nextDeadline: MonotonicInstant? { pendingDeadlines().map(\.at).min() }
 
     /// Handles every deadline up to `now` (call it when the timer fires).
@@ -122,11 +123,12 @@ public struct NowPlayingModel: Sendable, Equatable {
 
     func pendingDeadlines() -> [(at: MonotonicInstant, kind: DeadlineKind)] {
         var out: [(at: MonotonicInstant, kind: DeadlineKind)] = []
-        for (id, p) in players {
+        // An external engine moves on by itself and reports it: the host times nothing for it.
+        for (id, p) in players where driver(ofPlayer: id) == .clock {
             if let d = p.timeline.itemEndDeadline { out.append((d, .itemEnd(id))) }
         }
         // Ad boundaries are key moments only where published info is computed from a player.
-        for s in sessions.values where s.automaticallyPublishes {
+        for s in sessions.values where s.automaticallyPublishes && s.driver == .clock {
             guard let pid = s.playerIDs.first, let t = players[pid]?.timeline, t.rate > 0 else { continue }
             let ads = adSchedule(s, t)
             if let b = ads.nextBoundary(after: t.anchorElapsed, before: t.duration) {

@@ -208,6 +208,58 @@ public struct PlayerTimeline: Sendable, Hashable {
         anchor(elapsed.map(clamp) ?? self.elapsed(at: instant), at: instant)
     }
 
+    /// Takes an external backend's report of its true state (see `PlayerSync`); absent fields
+    /// keep their value. The anchor moves only when the trajectory does (another item, another
+    /// rate, an elapsed that disagrees with the inferred one, a new duration), so a report that
+    /// agrees with what readers already infer changes nothing. A player that is not `ready`
+    /// does not move media time, so its rate is 0 whatever the engine's nominal speed.
+    public mutating func sync(_ r: PlayerSync, at now: MonotonicInstant) throws {
+        try r.validate()
+        let before = self
+        let inferred = elapsed(at: now)
+        if let newItems = r.items {
+            items = newItems
+            // The engine orders its own playlist; the model keeps it as reported.
+            order = Array(items.indices)
+            position = items.isEmpty ? nil : min(position ?? 0, items.count - 1)
+            // The same media re-sent without a duration keeps the one learned earlier.
+            if let p = position, items[p].duration == nil, let old = before.currentItem,
+               old.withoutDuration == items[p].withoutDuration {
+                items[p].duration = old.duration
+            }
+        }
+        if let i = r.index {
+            guard items.indices.contains(i) else {
+                throw ModelError.invalid("index \(i) is outside the queue of \(items.count) items", ["field": "index"])
+            }
+            position = i
+        }
+        if r.elapsed != nil || r.duration != nil, position == nil {
+            throw ModelError.invalid("elapsed and duration need a current item: report items first")
+        }
+        if let d = r.duration { items[order[position!]].duration = d }
+        if let m = r.repeatMode { repeatMode = m }
+        if let m = r.shuffleMode { shuffleMode = m }
+        if let s = r.status {
+            if s == .idle, !items.isEmpty { throw ModelError.invalid("a player with items is not idle", ["field": "status"]) }
+            if s == .ready, items.isEmpty { throw ModelError.invalid("a player without items is idle, not ready", ["field": "status"]) }
+            status = s
+        } else if items.isEmpty {
+            status = .idle
+        } else if status == .idle {
+            status = .ready
+        }
+        let newRate = status == .ready ? (r.rate ?? rate) : 0
+        let itemChanged = currentIndex != before.currentIndex
+            || currentItem?.withoutDuration != before.currentItem?.withoutDuration
+        let target = clamp(r.elapsed ?? (itemChanged ? 0 : inferred))
+        if itemChanged || newRate != before.rate || duration != before.duration || abs(target - inferred) > 1e-6 {
+            anchor(target, at: now)
+        }
+        rate = newRate
+        isStopped = items.isEmpty
+    }
+
     // MARK: Internals
 
     private mutating func anchor(_ elapsed: Double, at now: MonotonicInstant) {

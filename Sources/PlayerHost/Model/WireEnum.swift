@@ -19,6 +19,7 @@ extension InterruptionType: WireEnum {}
 extension RepeatMode: WireEnum {}
 extension ShuffleMode: WireEnum {}
 extension PlayerStatus: WireEnum {}
+extension PlayerDriver: WireEnum {}
 extension MediaType: WireEnum {}
 extension PlaybackState: WireEnum {}
 extension RemoteCommandKind: WireEnum {}
