@@ -57,10 +57,10 @@ struct MPVCommandPlan: Equatable {
             // The host fills `interval` from preferredIntervals[0] when the sender gave none.
             guard let interval = number("interval") else { return .failure(.init(.commandFailed)) }
             let signed = command == "skipForward" ? interval : -interval
-            return .success(.init(commands: [["seek", .double(signed), "relative"]], awaitsRestart: true))
+            return .success(.init(commands: [["seek", .double(signed), "relative+exact"]], awaitsRestart: true))
         case "changePlaybackPosition":
             guard let position = number("position"), position >= 0 else { return .failure(.init(.commandFailed)) }
-            return .success(.init(commands: [["seek", .double(position), "absolute"]], awaitsRestart: true))
+            return .success(.init(commands: [["seek", .double(position), "absolute+exact"]], awaitsRestart: true))
         case "changePlaybackRate":
             guard let rate = number("rate"), rate > 0 else { return .failure(.init(.commandFailed)) }
             return .success(.init(commands: [["set_property", "speed", .double(rate)]]))

@@ -290,7 +290,7 @@ final class MPVController {
         if stage == .loading, r.position > 0.5 {
             restoreStage = .seeking
             seeking = true
-            c.command(["seek", .double(r.position), "absolute"])
+            c.command(["seek", .double(r.position), "absolute+exact"])
             return true
         }
         finishRestore()
