@@ -43,6 +43,8 @@ final class MPVController {
     var restartWaiters: [() -> Void] = []
     private var restartTimer: Timer?
     private var killTimer: Timer?
+    private var idleTimer: Timer?
+    private var awaitingIdle = false
     private var backoffMS: UInt64 = 250
     private var quickDeaths = 0
     private var startedAt: UInt64 = 0
@@ -130,6 +132,19 @@ final class MPVController {
         for (i, name) in MPVState.observed.enumerated() {
             c.command(["observe_property", .int(Int64(i + 1)), .string(name)])
         }
+        // mpv serves IPC before its play loop starts, and a playlist filled before then is
+        // started from its first entry whatever we asked: wait until mpv says it is idle.
+        awaitingIdle = true
+        idleTimer = try? Timer(loop: loop)
+        idleTimer?.start(after: 3000) { [weak self] in self?.becameIdle() }
+    }
+
+    /// mpv is up and idle: restore or report, then run what waited for it.
+    private func becameIdle() {
+        guard awaitingIdle, let c = connection else { return }
+        awaitingIdle = false
+        idleTimer?.close()
+        idleTimer = nil
         phase = .running
         if let r = restore { beginRestore(r, c) } else { scheduleSync() }
         let work = whenConnected
@@ -153,6 +168,9 @@ final class MPVController {
     private func died(reason: String) {
         connection?.close()
         connection = nil
+        awaitingIdle = false
+        idleTimer?.close()
+        idleTimer = nil
         let ranFor = startedAt == 0 ? 0 : (EventLoop.hrtime() - startedAt) / 1_000_000
         if ranFor > 10_000 { quickDeaths = 0; backoffMS = 250 } else { quickDeaths += 1 }
         // A death during a restore keeps the restore it was doing: the state is half-rebuilt.
@@ -186,6 +204,9 @@ final class MPVController {
         phase = .stopped
         restartTimer?.close()
         restartTimer = nil
+        idleTimer?.close()
+        idleTimer = nil
+        awaitingIdle = false
         syncTimer?.close()
         syncTimer = nil
         connection?.close()
@@ -216,6 +237,7 @@ final class MPVController {
         case "property-change":
             guard let property = o["name"]?.stringValue else { return }
             state.apply(property, o["data"] ?? .null)
+            if property == "idle-active", state.idleActive { becameIdle() }
             scheduleSync()
         case "start-file":
             loadingFile = true
@@ -237,6 +259,7 @@ final class MPVController {
                 fireRestartWaiters()
             }
         case "idle":
+            becameIdle()
             loadingFile = false
             seeking = false
             fireRestartWaiters()

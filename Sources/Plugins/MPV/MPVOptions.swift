@@ -50,12 +50,17 @@ public struct MPVOptions: Sendable, Equatable {
 
     /// The program and arguments that start one idle mpv serving IPC on `socket`.
     func command(socket: String, audioOutput ao: String? = nil, videoOutput vo: String? = nil) -> (String, [String]) {
-        let mpv = [
+        let audio = ao ?? audioOutput
+        var mpv = [
             "--idle=yes", "--no-config", "--no-terminal", "--input-ipc-server=\(socket)",
-            "--ao=\(ao ?? audioOutput)", "--vo=\(vo ?? videoOutput)",
+            "--ao=\(audio)", "--vo=\(vo ?? videoOutput)",
             // Never block on a missing device or ask a question nobody can answer.
             "--audio-fallback-to-null=yes", "--force-window=no",
-        ] + extraArguments
+        ]
+        // The null output pretends to be a device with 0.2 s of buffer, which mpv subtracts from
+        // time-pos: every seek while paused would land 0.2 s short. Nobody hears it; keep it small.
+        if audio == "null" { mpv.append("--ao-null-buffer=0.05") }
+        mpv += extraArguments
         if let wrapper = parentDeathWrapper {
             return (wrapper, ["--pdeathsig", "KILL", "--", executable] + mpv)
         }
