@@ -173,3 +173,24 @@ struct MPVEndToEndTests {
         #expect(try f.client.call("nowPlaying.get")["playbackState"] == "playing")
     }
 }
+
+extension MPVEndToEndTests {
+    @Test func closingTheSessionEndsItsMpvAndBadInputIsOneClearLine() throws {
+        let f = try MPVFixture()
+        defer { f.close() }
+        let missing = try f.npctl("open '\(f.daemon.directory)/nope.ogg'")
+        #expect(missing.status == 2 && missing.output.contains("cannot read"), "\(missing.output)")
+        #expect(try f.npctl("open '\(f.one)'").status == 0)
+        let mpv = try f.probe()
+        #expect(try mpv.get("pause") == false)
+        #expect(try f.client.call("session.close", ["session": "mpv"]) == true)
+        // mpv quits: its IPC connection ends (the read's deadline is the wait).
+        var ended = false
+        do { while true { _ = try mpv.readMessage() } } catch ClientError.closed { ended = true } catch {}
+        #expect(ended, "mpv's IPC connection ended")
+        #expect(throws: ClientError.self) { try f.client.call("mpv.status") }
+        // A new open makes a new session with a new mpv.
+        #expect(try f.npctl("open '\(f.two)'").output == "mpv\n")
+        #expect(try f.client.call("nowPlaying.get")["info"]?["title"] == "Sine Two")
+    }
+}

@@ -114,6 +114,9 @@ final class MPVProbe {
         }
     }
 
+    /// The next message mpv sends (an event), within the probe's timeout.
+    func readMessage() throws -> JSON { try connection.readMessage() }
+
     func number(_ property: String) throws -> Double {
         try #require(try get(property)?.doubleValue, "mpv's \(property)")
     }

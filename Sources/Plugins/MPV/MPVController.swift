@@ -100,7 +100,9 @@ final class MPVController {
         do {
             p = try ChildProcess(loop: loop, executable: program, arguments: args,
                                  stdio: [.ignore, .ignore, .inherit],
-                                 onExit: { [weak self] exit in self?.exited(exit) })
+                                 // Strong on purpose: a stopped controller dropped by the plugin
+                                 // lives until its mpv exits, to reap it and close its handles.
+                                 onExit: { exit in self.exited(exit) })
         } catch {
             log("cannot start mpv: \(error)")
             return died(reason: "could not start: \(error)")

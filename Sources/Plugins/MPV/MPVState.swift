@@ -52,7 +52,14 @@ struct MPVState: Equatable {
         case "metadata": metadata = value.objectValue ?? [:]
         case "media-title": mediaTitle = value.stringValue
         case "playlist-pos":
-            playlistPos = value.intValue ?? -1
+            let pos = value.intValue ?? -1
+            if pos != playlistPos {
+                // What mpv said of the previous file is not this one's; its own comes once loaded.
+                metadata = [:]
+                duration = nil
+                mediaTitle = nil
+            }
+            playlistPos = pos
             if playlistPos >= 0 { lastIndex = playlistPos }
         case "playlist-count": playlistCount = value.intValue ?? 0
         case "eof-reached": eofReached = value.boolValue ?? false
@@ -65,7 +72,7 @@ struct MPVState: Equatable {
             }
         default: return
         }
-        remember()
+        if name == "metadata" || name == "duration" { remember() }
     }
 
     /// `loop-file`/`loop-playlist` are `false`/`"no"`, `true`, `"inf"`, `"force"` or a count.
