@@ -194,3 +194,27 @@ extension MPVEndToEndTests {
         #expect(try f.client.call("nowPlaying.get")["info"]?["title"] == "Sine Two")
     }
 }
+
+extension MPVEndToEndTests {
+    @Test func anInterruptionPausesMpvAndItsEndResumesIt() throws {
+        let f = try MPVFixture()
+        defer { f.close() }
+        #expect(try f.npctl("open '\(f.one)'").status == 0)
+        let watcher = try f.daemon.client()
+        _ = try watcher.call("events.subscribe", ["topics": ["players"]])
+        try f.drain(watcher)
+        // Another app takes the (non-mixable) audio: the host interrupts the mpv session, whose
+        // plugin pauses mpv itself (the host never moves an external player).
+        let other = try f.daemon.client()
+        _ = try other.call("host.hello", ["name": "caller"])
+        _ = try other.call("session.create", ["id": "call", "kind": "main"])
+        _ = try other.call("audio.configure", ["session": "call", "category": "playAndRecord"])
+        _ = try other.call("audio.activate", ["session": "call"])
+        _ = try f.waitForPlayer(watcher, deadline: 5) { $0["rate"] == 0.0 }
+        #expect(try f.probe().get("pause") == true)
+        // The call ends and lets others resume: mpv plays again.
+        _ = try other.call("audio.deactivate", ["session": "call", "notifyOthers": true])
+        _ = try f.waitForPlayer(watcher, deadline: 5) { ($0["rate"]?.doubleValue ?? 0) > 0 }
+        #expect(try f.probe().get("pause") == false)
+    }
+}
