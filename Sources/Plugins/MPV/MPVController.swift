@@ -64,6 +64,8 @@ final class MPVController {
     var syncDone: [() -> Void] = []
     var lastReport: [String: JSON]?
     var lastAnchor: (elapsed: Double, rate: Double, at: UInt64)?
+    /// Set when the plugin detaches: the socket directory is removed once mpv has exited.
+    var removesDirectoryOnExit = false
     /// mpv was paused by an audio interruption and should resume when it ends.
     var pausedByInterruption = false
 
@@ -91,7 +93,7 @@ final class MPVController {
 
     /// Starts mpv unless it runs (or is being started).
     func start() {
-        guard phase == .stopped || phase == .failed || phase == .restarting else { return }
+        guard phase == .stopped || phase == .failed || phase == .restarting, process == nil else { return }
         if phase != .restarting { quickDeaths = 0; backoffMS = 250 }
         phase = .starting
         unlink(socketPath)
@@ -160,6 +162,10 @@ final class MPVController {
         guard phase != .stopped else {
             killTimer?.close()
             killTimer = nil
+            // A killed mpv leaves its socket behind; once the plugin is gone, so is the directory
+            // (the last controller to exit empties it).
+            unlink(socketPath)
+            if removesDirectoryOnExit { rmdir(SocketLocation.directory(of: socketPath)) }
             return
         }
         let how = exit.signal != 0 ? "killed by signal \(exit.signal)" : "exited with status \(exit.status)"

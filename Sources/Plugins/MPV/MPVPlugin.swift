@@ -43,7 +43,10 @@ public final class MPVPlugin: SessionPlugin {
     }
 
     public func detach() {
-        for ctl in controllers.values { ctl.stop() }
+        for ctl in controllers.values {
+            ctl.removesDirectoryOnExit = true
+            ctl.stop()
+        }
         controllers.removeAll()
         recent.removeAll()
         context = nil
