@@ -196,6 +196,8 @@ func infoEvents(_ events: [ModelEvent]) -> [PublishedInfo] {
         // Doctor explains the split, and names the commands the backend has not taken yet.
         let faults = try m.diagnostics(session: "x", now: at(2))
         #expect(faults.contains { $0.code == "externalDriver" && $0.severity == .info })
+        #expect(faults.contains { $0.code == "commandEnabledWithoutTarget" && $0.message == "pause is enabled but has no target" })
+        #expect(!faults.contains { $0.message.hasPrefix("play is") })
     }
 
     @Test func aSyncedPlaybackStartCountsForTheArbiterLikeAClockPlayer() throws {
@@ -265,9 +267,9 @@ func infoEvents(_ events: [ModelEvent]) -> [PublishedInfo] {
             rpcCode($0) == RPCErrorCode.invalidArgument.rawValue
         }
         let doctor = try backend.call("arbiter.doctor", ["session": "mpv"]).arrayValue?.first
-        #expect(doctor?["driver"] == "external")
+        #expect(doctor?["kind"] == "main" && doctor?["driver"] == "external")
         let codes = doctor?["faults"]?.arrayValue?.compactMap { $0["code"]?.stringValue } ?? []
-        #expect(codes.contains("externalDriver"))
+        #expect(codes.contains("externalDriver") && codes.contains("commandEnabledWithoutTarget"))
     }
 
     @Test func onlyKeyMomentsArePublished() throws {

@@ -172,7 +172,87 @@ import Testing
         let again = try m.bindDefaultCommands(session: "s", now: .zero)
         #expect(again.value[.play].targets.count == 1)
         #expect(again.value.availableCommands == RemoteCommandKind.allCases.filter(RemoteCommandKind.defaultBound.contains))
-        #expect(!again.value[.changeRepeatMode].isEnabled)
+        #expect(again.value[.changeRepeatMode].isAvailable && again.value[.changeShuffleMode].isAvailable)
+        #expect(!again.value[.rating].isEnabled, "only the commands the players can carry out")
+    }
+
+    /// The repeat and shuffle commands' configuration among `events`.
+    func modeChanges(_ events: [ModelEvent]) -> [RemoteCommand] {
+        events.compactMap {
+            if case .commandChanged(_, let c) = $0, c.kind == .changeRepeatMode || c.kind == .changeShuffleMode { return c }
+            return nil
+        }
+    }
+
+    @Test func repeatAndShuffleCommandsSetThePlayersModes() throws {
+        var m = try model()
+        let repeated = try m.sendCommand(.changeRepeatMode, session: "s", payload: ["repeatType": "all"], now: at(1))
+        guard case .finished(let o) = repeated.value else { Issue.record("built in: finished"); return }
+        #expect(o.status == .success)
+        #expect(m.timeline("s").repeatMode == .all)
+        #expect(modeChanges(repeated.events).map(\.configuration.currentRepeatType) == [.all])
+        // Repeat all is real: the end of the queue wraps to the first item.
+        _ = try m.sendCommand(.nextTrack, session: "s", now: at(1))
+        _ = try m.sendCommand(.play, session: "s", now: at(1))
+        _ = m.advance(to: at(52))
+        #expect(m.timeline("s").currentIndex == 0 && m.timeline("s").isPlaying)
+
+        let shuffled = try m.sendCommand(.changeShuffleMode, session: "s", payload: ["shuffleType": "items"], now: at(2))
+        #expect(m.timeline("s").shuffleMode == .items)
+        #expect(modeChanges(shuffled.events).map(\.configuration.currentShuffleType) == [.items])
+        #expect(m.sessions["s"]!.commandCenter[.changeRepeatMode].configuration.currentRepeatType == .all)
+        expectModelError(.invalidArgument) {
+            _ = try m.sendCommand(.changeRepeatMode, session: "s", payload: ["repeatType": "twice"], now: at(3))
+        }
+
+        // Multi-view: every player follows the command.
+        var mv = NowPlayingModel()
+        try mv.makeEligible("race", kind: .multiview)
+        _ = try mv.sendCommand(.changeRepeatMode, session: "race", payload: ["repeatType": "one"], now: at(1))
+        #expect((0..<4).allSatisfy { mv.timeline("race", $0).repeatMode == .one })
+    }
+
+    @Test func currentTypesFollowPlayerZeroWhicheverWayItsModesChange() throws {
+        var m = try model()
+        let set = try m.setRepeat(session: "s", .one, now: at(1))
+        #expect(modeChanges(set.events).map(\.configuration.currentRepeatType) == [.one])
+        #expect(try m.setRepeat(session: "s", .one, now: at(2)).events.isEmpty, "no change, no event")
+        _ = try m.setShuffle(session: "s", .collections, now: at(3))
+        let center = m.sessions["s"]!.commandCenter
+        #expect(center[.changeShuffleMode].configuration.currentShuffleType == .collections)
+        #expect(center[.changeRepeatMode].configuration.currentRepeatType == .one)
+
+        // An app's own configuration stands until its player's mode changes.
+        _ = try m.configureCommand(session: "s", .changeRepeatMode, properties: ["currentRepeatType": "all"], now: at(4))
+        _ = try m.play(session: "s", now: at(4))
+        #expect(m.sessions["s"]!.commandCenter[.changeRepeatMode].configuration.currentRepeatType == .all)
+        _ = try m.setRepeat(session: "s", .off, now: at(5))
+        #expect(m.sessions["s"]!.commandCenter[.changeRepeatMode].configuration.currentRepeatType == .off)
+
+        // Only player 0 counts.
+        var mv = NowPlayingModel()
+        try mv.makeEligible("race", kind: .multiview)
+        #expect(modeChanges(try mv.setRepeat(session: "race", player: 2, .all, now: at(1)).events).isEmpty)
+
+        // An external engine's reported modes too.
+        var x = NowPlayingModel()
+        try x.makeExternal("x")
+        let synced = try x.syncPlayer(session: "x", state: PlayerSync(repeatMode: .all, shuffleMode: .items), now: at(1))
+        #expect(modeChanges(synced.events).count == 2)
+        let xc = x.sessions["x"]!.commandCenter
+        #expect(xc[.changeRepeatMode].configuration.currentRepeatType == .all)
+        #expect(xc[.changeShuffleMode].configuration.currentShuffleType == .items)
+    }
+
+    @Test func bindDefaultsStartsFromThePlayersModes() throws {
+        var m = NowPlayingModel()
+        _ = try m.createSession(id: "s", kind: .main, now: .zero)
+        // Before binding, the player's mode changes already show (nothing else would say so).
+        _ = try m.setRepeat(session: "s", .all, now: .zero)
+        _ = try m.configureCommand(session: "s", .changeRepeatMode, properties: ["currentRepeatType": "off"], now: .zero)
+        let center = try m.bindDefaultCommands(session: "s", now: .zero).value
+        #expect(center[.changeRepeatMode].configuration.currentRepeatType == .all)
+        #expect(center[.changeRepeatMode].isAvailable && center[.changeShuffleMode].isAvailable)
     }
 }
 

@@ -131,6 +131,23 @@ import Testing
         for p in 0..<4 { #expect(try c.call("player.get", ["session": "race", "player": .int(Int64(p))])["rate"]?.doubleValue == 0) }
     }
 
+    @Test func repeatAndShuffleGoThroughTheCommandCenter() throws {
+        let d = try daemon()
+        defer { d.close() }
+        let c = try d.client()
+        try makeSession(c, "main")
+        let sent = try c.call("command.send", ["command": "changeRepeatMode", "session": "main", "repeatType": "all"])
+        #expect(sent["status"] == "success")
+        #expect(try c.call("player.get", ["session": "main"])["repeatMode"] == "all")
+        let watcher = try d.client()
+        try watcher.call("events.subscribe", ["topics": ["commands"]])
+        try c.call("player.setShuffle", ["session": "main", "mode": "items"])
+        let n = try watcher.nextNotification(timeout: 5)
+        #expect(n["params"]?["type"] == "commandChanged")
+        #expect(n["params"]?["command"]?["command"] == "changeShuffleMode")
+        #expect(n["params"]?["command"]?["currentShuffleType"] == "items")
+    }
+
     @Test func anotherAppsPlaybackInterruptsAndNotifyOthersResumes() throws {
         let d = try daemon()
         defer { d.close() }

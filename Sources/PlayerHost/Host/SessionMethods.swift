@@ -64,7 +64,7 @@ extension HostMethods {
                   result: .object) { _ throws(RPCError) in
                 try np.read { m, t in m.explainJSON(now: t) }
             },
-            .sync("arbiter.doctor", summary: "Diagnostics per session: faults found and how to fix them.",
+            .sync("arbiter.doctor", summary: "Diagnostics per session (kind, driver, commands, info keys): faults found and how to fix them.",
                   params: [ModelParams.optionalSession], result: .object) { call throws(RPCError) in
                 let id = try call.params.optionalString("session")
                 return try np.read { m, t in try m.doctorJSON(session: id, now: t) }

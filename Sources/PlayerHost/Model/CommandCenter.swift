@@ -23,6 +23,16 @@ public struct CommandCenter: Sendable, Hashable {
         commands[kind, default: RemoteCommand(kind: kind)].configuration = c
     }
 
+    /// Sets `currentRepeatType` / `currentShuffleType` (what remotes show) to a player's modes.
+    mutating func follow(repeatMode: RepeatMode? = nil, shuffleMode: ShuffleMode? = nil) {
+        if let repeatMode {
+            commands[.changeRepeatMode, default: RemoteCommand(kind: .changeRepeatMode)].configuration.currentRepeatType = repeatMode
+        }
+        if let shuffleMode {
+            commands[.changeShuffleMode, default: RemoteCommand(kind: .changeShuffleMode)].configuration.currentShuffleType = shuffleMode
+        }
+    }
+
     mutating func addTarget(_ kind: RemoteCommandKind, _ target: CommandTarget) {
         commands[kind, default: RemoteCommand(kind: kind)].targets.append(target)
     }

@@ -8,8 +8,8 @@ extension NowPlayingModel {
         return m.faults(of: try m.session(id))
     }
 
-    /// `doctor`: per session (or one) its driver, category, options, active, every command's
-    /// enabled and targets, which info keys are present, the explanation and the faults.
+    /// `doctor`: per session (or one) its kind and driver, category, options, active, every
+    /// command's enabled and targets, which info keys are present, the explanation and the faults.
     public func doctorJSON(session: SessionID? = nil, now: MonotonicInstant) throws -> JSON {
         var m = self
         let t = max(now, clock)
@@ -19,6 +19,7 @@ extension NowPlayingModel {
             let published = m.publishedInfo(s)
             return [
                 "session": .string(s.id),
+                "kind": .string(s.kind.description),
                 "driver": .string(s.driver.rawValue),
                 "audio": s.audio.toJSON(),
                 "commands": .array(RemoteCommandKind.allCases.map { k in
@@ -32,6 +33,28 @@ extension NowPlayingModel {
                 "faults": .array(m.faults(of: s).map { $0.toJSON() }),
             ]
         })
+    }
+
+    /// Commands set up only halfway are never available: a warning each, even on an eligible
+    /// session (its remotes show fewer buttons than meant).
+    func halfSetUpCommands(of s: Session) -> [Diagnostic] {
+        var out: [Diagnostic] = []
+        for kind in RemoteCommandKind.allCases {
+            let c = s.commandCenter[kind]
+            if !c.targets.isEmpty, !c.isEnabled {
+                out.append(Diagnostic(severity: .warning, code: "commandTargetedButDisabled",
+                                      message: "\(kind.rawValue) has a target but is disabled",
+                                      fix: "command.enable \(s.id) \(kind.rawValue) true (or remove its target)"))
+            }
+            if c.isEnabled, c.targets.isEmpty {
+                let fix = s.driver == .external
+                    ? "its backend must command.addTarget \(s.id) \(kind.rawValue) (or command.enable it false)"
+                    : "command.addTarget \(s.id) \(kind.rawValue), or command.bindDefaults \(s.id) (or command.enable it false)"
+                out.append(Diagnostic(severity: .warning, code: "commandEnabledWithoutTarget",
+                                      message: "\(kind.rawValue) is enabled but has no target", fix: fix))
+            }
+        }
+        return out
     }
 
     func faults(of s: Session) -> [Diagnostic] {
@@ -87,6 +110,7 @@ extension NowPlayingModel {
                                       fix: "command.configure \(s.id) \(k.rawValue) {preferredIntervals: [15]}"))
             }
         }
+        out += halfSetUpCommands(of: s)
         if s.driver == .external {
             out.append(Diagnostic(severity: .info, code: "externalDriver",
                                   message: "players are driven by their backend: command.bindDefaults enables commands but binds no built-in target, and player.* is refused",

@@ -6,6 +6,23 @@ extension NowPlayingModel {
         guard let s = sessions[session] else { return .deviceNotFound }
         let bound = indices.compactMap { s.playerIDs.indices.contains($0) ? s.playerIDs[$0] : nil }
         guard !bound.isEmpty else { return .deviceNotFound }
+        // Modes are settings, not playback: they apply to an empty queue too.
+        switch event.command {
+        case .changeRepeatMode:
+            guard let mode = event.payload["repeatType"]?.stringValue.flatMap(RepeatMode.init(rawValue:)) else { return .commandFailed }
+            for pid in bound { players[pid]?.timeline.setRepeat(mode) }
+            return .success
+        case .changeShuffleMode:
+            guard let mode = event.payload["shuffleType"]?.stringValue.flatMap(ShuffleMode.init(rawValue:)) else { return .commandFailed }
+            for pid in bound {
+                guard var p = players[pid] else { continue }
+                p.timeline.setShuffle(mode, rng: &rng)
+                players[pid] = p
+            }
+            return .success
+        default:
+            break
+        }
         let loaded = bound.filter { players[$0]?.timeline.currentItem != nil }
         guard !loaded.isEmpty else { return .noActionableNowPlayingItem }
 

@@ -69,14 +69,15 @@ extension NowPlayingModel {
         }
     }
 
-    /// `command.bindDefaults`: targets **and enables** the transport commands on the session's
-    /// own players (every player for multi-view, else player 0). Idempotent: earlier built-in
-    /// bindings are replaced. `changePlaybackRate` gets common rates if none are configured.
+    /// `command.bindDefaults`: targets **and enables** the transport, repeat and shuffle commands
+    /// on the session's own players (every player for multi-view, else player 0). Idempotent:
+    /// earlier built-in bindings are replaced. `changePlaybackRate` gets common rates if none are
+    /// configured; `currentRepeatType`/`currentShuffleType` start from player 0's modes.
     ///
     /// An external session gets the commands enabled but no built-in target: a built-in target
     /// would change the model while the engine plays on. Its backend handles each command it
     /// supports with `command.addTarget`, acts on the engine and reports with `player.sync`
-    /// (`doctor` explains this).
+    /// (`doctor` lists the commands still waiting for a target).
     public mutating func bindDefaultCommands(session id: SessionID, now: MonotonicInstant) throws -> ModelResult<CommandCenter> {
         try perform(now) { m, _ in
             let s = try m.session(id)
@@ -89,6 +90,9 @@ extension NowPlayingModel {
                     m.nextToken += 1
                 }
                 center.setEnabled(kind, true)
+            }
+            if let first = s.playerIDs.first.flatMap({ m.players[$0]?.timeline }) {
+                center.follow(repeatMode: first.repeatMode, shuffleMode: first.shuffleMode)
             }
             if center[.changePlaybackRate].configuration.supportedPlaybackRates.isEmpty {
                 var c = center[.changePlaybackRate].configuration

@@ -24,6 +24,7 @@ extension NowPlayingModel {
     }
 
     mutating func reconcile() {
+        followPlayerModes()
         let ordered = orderedSessions
         var eligible: [SessionID: Bool] = [:]
         for s in ordered { eligible[s.id] = Eligibility(s).isEligible }
@@ -65,6 +66,20 @@ extension NowPlayingModel {
         }
         closedHints = [:]
         promotedHint = nil
+    }
+
+    /// Keeps `currentRepeatType`/`currentShuffleType` in step with player 0's modes whichever
+    /// way they changed (`player.setRepeat`, the command, `player.sync`). Only a change of the
+    /// player's mode moves them, so an app that configures them for state of its own (manual
+    /// publishing, its own targets) keeps what it set until its player's mode changes.
+    mutating func followPlayerModes() {
+        for s in sessions.values {
+            guard let pid = s.playerIDs.first, let t = players[pid]?.timeline,
+                  let old = baselines[s.id]?.players.first?.timeline else { continue }
+            guard old.repeatMode != t.repeatMode || old.shuffleMode != t.shuffleMode else { continue }
+            sessions[s.id]!.commandCenter.follow(repeatMode: old.repeatMode != t.repeatMode ? t.repeatMode : nil,
+                                                 shuffleMode: old.shuffleMode != t.shuffleMode ? t.shuffleMode : nil)
+        }
     }
 
     /// Across apps: the most recent playback start among apps with an eligible active session

@@ -163,6 +163,10 @@ extension NowPlayingModel {
                             automaticallyPublishes: automaticallyPublishes, order: m.tick())
             s.audio.backgroundAudio = backgroundAudio
             s.driver = driver
+            // An adopted player may already repeat or shuffle: remotes show its modes from the start.
+            if let first = ids.first.flatMap({ m.players[$0]?.timeline }) {
+                s.commandCenter.follow(repeatMode: first.repeatMode, shuffleMode: first.shuffleMode)
+            }
             s.manualTimestamp = t
             m.sessions[sid] = s
             m.baselines[sid] = m.baseline(for: s, canBecomeActive: false, isActive: false)

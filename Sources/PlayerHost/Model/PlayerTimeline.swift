@@ -253,6 +253,7 @@ public struct PlayerTimeline: Sendable, Hashable {
         let itemChanged = currentIndex != before.currentIndex
             || currentItem?.withoutDuration != before.currentItem?.withoutDuration
         let target = clamp(r.elapsed ?? (itemChanged ? 0 : inferred))
+        // A microsecond absorbs the rounding of `inferred`; no display could show the difference.
         if itemChanged || newRate != before.rate || duration != before.duration || abs(target - inferred) > 1e-6 {
             anchor(target, at: now)
         }

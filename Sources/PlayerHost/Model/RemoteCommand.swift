@@ -5,10 +5,11 @@ public enum RemoteCommandKind: String, Sendable, Hashable, CaseIterable, Compara
     case changePlaybackPosition, changePlaybackRate, changeRepeatMode, changeShuffleMode
     case rating, like, dislike, bookmark, enableLanguageOption, disableLanguageOption
 
-    /// What `bindDefaultCommands` targets and enables.
+    /// What `bindDefaultCommands` targets and enables (for an external session: only enables).
     public static let defaultBound: [RemoteCommandKind] = [
         .play, .pause, .togglePlayPause, .stop, .nextTrack, .previousTrack,
         .skipForward, .skipBackward, .changePlaybackPosition, .changePlaybackRate,
+        .changeRepeatMode, .changeShuffleMode,
     ]
 
     /// Parses a wire name; unknown names are `invalidArgument`.
