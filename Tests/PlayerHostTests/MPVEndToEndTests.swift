@@ -72,6 +72,8 @@ struct MPVEndToEndTests {
 
         #expect(try f.npctl("loop one").status == 0)
         #expect(try mpv.get("loop-file") == "inf")
+        // Remotes show the mode mpv reported (currentRepeatType follows player.sync).
+        #expect(try f.npctl("loop").output == "one\n")
         #expect(try f.npctl("loop all").status == 0)
         #expect(try mpv.get("loop-file") == false && mpv.get("loop-playlist") == "inf")
         #expect(try f.npctl("loop off").status == 0)
