@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, starts playerhostd in the background with the demo sessions
-# (examples/demo.toml) and shows them with npctl.
+# (examples/demo.toml) plus an mpv session playing a generated audio file, and shows them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
@@ -8,9 +8,23 @@ cd "$(dirname "$0")/.."
 swift build
 bin="$(swift build --show-bin-path)"
 "$bin/npctl" daemon start -- --config "$PWD/examples/demo.toml"
+
+# Real playback: a short tagged tone made with sox, played by an mpv session through mpv's null
+# audio output (nothing is heard; set PLAYERHOST_MPV_AO before starting the daemon to hear it).
+# It starts playing last, so it becomes Now Playing and interrupts main (both are non-mixable).
+if command -v mpv >/dev/null && command -v sox >/dev/null; then
+  media="${XDG_RUNTIME_DIR:-/tmp}/playerhost-demo-$(id -u)"
+  mkdir -p "$media" && chmod 700 "$media"
+  sox -n -r 44100 -c 2 --comment "title=Concert A" --comment "artist=The Sine Waves" \
+    --comment "album=Test Tones" "$media/concert-a.ogg" synth 120 sine 440 vol 0.2
+  "$bin/npctl" open -s mpv "$media/concert-a.ogg" >/dev/null
+  "$bin/npctl" loop one -s mpv
+else
+  echo "demo: mpv or sox is missing, so there is no mpv session (scripts/setup.sh installs them)" >&2
+fi
 echo
 "$bin/npctl" status
 echo
 "$bin/npctl" sessions
 echo
-echo "npctl is $bin/npctl — try: npctl play-pause, npctl position 30+, npctl promote pip, npctl doctor, npctl daemon stop"
+echo "npctl is $bin/npctl — try: npctl play-pause, npctl position 30+, npctl open FILE, npctl promote pip, npctl doctor, npctl daemon stop"

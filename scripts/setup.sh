@@ -2,7 +2,9 @@
 # Installs the system packages PlayerHost needs, if any is missing. Safe to run again.
 set -euo pipefail
 
-packages=(libuv1-dev pkg-config socat python3)
+# mpv plays the demo's and the tests' mpv sessions; sox (with its Ogg Vorbis format) makes the
+# tagged audio file they play.
+packages=(libuv1-dev pkg-config socat python3 mpv sox libsox-fmt-base)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,3 +1,4 @@
+import Glibc
 import PlayerHost
 
 /// Every plugin compiled into playerhostd, in one place. Each speaks the same protocol an
@@ -7,6 +8,13 @@ public enum BuiltinPlugins {
         var list: [SessionPlugin] = []
         if !config.sessions.isEmpty {
             list.append(ClockSessionsPlugin(sessions: config.sessions))
+        }
+        // Real playback needs the mpv binary; without it the host runs, minus `mpv.open`.
+        if let mpv = MPVPlugin.fromEnvironment() {
+            list.append(mpv)
+        } else {
+            let line = "playerhostd: mpv not found in PATH (or PLAYERHOST_MPV=off): mpv sessions (npctl open) are unavailable\n"
+            _ = line.withCString { write(2, $0, strlen($0)) }
         }
         return list
     }

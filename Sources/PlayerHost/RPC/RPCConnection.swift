@@ -30,6 +30,9 @@ public final class RPCConnection {
     private var closeReason: String?
     /// Off only in tests that compare the fast path with the general one.
     var usesFastPath = true
+    /// The host end of an in-process plugin's socketpair: served like any client, but not a
+    /// client in the counts (`host.stats`, the connection cap), which describe the socket.
+    public internal(set) var isInternal = false
 
     public init(id: Int, dispatcher: RPCDispatcher) {
         self.id = id

@@ -11,7 +11,8 @@ public final class RPCDispatcher {
 
     public var table: MethodTable
     public let limits: RPCLimits
-    /// Requests (and notifications) that reached a method handler.
+    /// Requests (and notifications) from clients that reached a method handler (in-process
+    /// plugins' own calls are not counted).
     public internal(set) var requestsServed = 0
     /// Lines that parsed as JSON.
     public internal(set) var linesReceived = 0
@@ -78,7 +79,7 @@ public final class RPCDispatcher {
         let outcome: RPCOutcome
         do {
             if !params.isEmpty || !method.params.isEmpty { try method.validate(params) }
-            requestsServed += 1
+            if !connection.isInternal { requestsServed += 1 }
             outcome = try method.handler(RPCCall(
                 method: name, params: RPCParams(params), connection: connection,
                 expectsReply: !isNotification))

@@ -29,7 +29,9 @@ public final class ControlServer {
     }
 
     /// Open connections.
-    public var connectionCount: Int { clients.count }
+    /// Open client connections (in-process plugins' socketpairs are not clients).
+    public var connectionCount: Int { clients.count - internalCount }
+    private var internalCount = 0
     public var connections: [RPCConnection] { clients.keys.sorted().map { clients[$0]!.rpc } }
     public var isListening: Bool { listener != nil }
 
@@ -86,7 +88,7 @@ public final class ControlServer {
             return
         }
         let limit = dispatcher.limits.maxConnections
-        if clients.count >= limit {
+        if connectionCount >= limit {
             let rpc = RPCConnection(id: nextID, dispatcher: dispatcher)
             nextID += 1
             let client = ClientConnection(stream: stream, rpc: rpc, server: self, peerPID: creds?.pid)
@@ -106,7 +108,10 @@ public final class ControlServer {
     /// socketpair — exactly like an accepted client. Returns its connection.
     @discardableResult
     public func adopt(_ stream: PipeStream) -> RPCConnection? {
-        register(stream, peerPID: nil)
+        guard let rpc = register(stream, peerPID: nil) else { return nil }
+        rpc.isInternal = true
+        internalCount += 1
+        return rpc
     }
 
     @discardableResult
@@ -126,6 +131,7 @@ public final class ControlServer {
 
     func connectionClosed(_ client: ClientConnection) {
         guard clients.removeValue(forKey: client.rpc.id) != nil else { return }
+        if client.rpc.isInternal { internalCount -= 1 }
         client.rpc.failAllOutgoing(RPCError(.shuttingDown, "the client disconnected"))
         onDisconnect?(client.rpc)
     }

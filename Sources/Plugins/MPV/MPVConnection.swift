@@ -1,0 +1,161 @@
+import Glibc
+import PlayerHost
+
+/// What mpv said went wrong with a command (its `error` string), or that the connection ended.
+struct MPVError: Error, CustomStringConvertible, Equatable {
+    let message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}
+
+/// A client of mpv's JSON IPC (`--input-ipc-server`) over one Unix socket, through the loop.
+///
+/// Every command carries a `request_id` and its reply is matched by it: mpv answers one client's
+/// commands in order, but events and property changes interleave with the replies, so order
+/// alone cannot pair them. Events (`{"event": …}`, observed property changes included) go to
+/// `onEvent` in the order mpv sent them.
+final class MPVConnection {
+    typealias Reply = (Result<JSON, MPVError>) -> Void
+
+    let loop: EventLoop
+    private let stream: PipeStream
+    /// mpv's lines are small, but `playlist` and `metadata` grow with the queue: be generous.
+    private var framer = LineFramer(maxLine: 8 << 20)
+    private var pending: [Int64: Reply] = [:]
+    private var nextID: Int64 = 1
+    /// An event by name with its whole object (`property-change` carries `name` and `data`).
+    var onEvent: ((String, [String: JSON]) -> Void)?
+    /// The connection ended from mpv's side (it quit or died). Pending commands have failed.
+    var onClosed: (() -> Void)?
+    private(set) var isClosed = false
+
+    private init(loop: EventLoop, stream: PipeStream) {
+        self.loop = loop
+        self.stream = stream
+    }
+
+    /// Connects to mpv's socket. mpv creates it a moment after it starts, so a refused or missing
+    /// socket is retried with a doubling backoff (5 ms … 200 ms) until `withinMS` have passed;
+    /// `shouldContinue` is asked before every attempt (the process may have died meanwhile).
+    static func connect(
+        loop: EventLoop, path: String, withinMS: UInt64, shouldContinue: @escaping () -> Bool,
+        _ completion: @escaping (Result<MPVConnection, MPVError>) -> Void
+    ) {
+        let started = EventLoop.hrtime()
+        var delay: UInt64 = 5
+        let timer: Timer
+        do { timer = try Timer(loop: loop) } catch {
+            completion(.failure(MPVError("cannot arm a timer: \(error)")))
+            return
+        }
+        func finish(_ result: Result<MPVConnection, MPVError>) {
+            timer.close()
+            completion(result)
+        }
+        func attempt() {
+            guard shouldContinue() else { return finish(.failure(MPVError("mpv went away before its socket appeared"))) }
+            let stream: PipeStream
+            do {
+                stream = try PipeStream(loop: loop)
+            } catch {
+                return finish(.failure(MPVError("cannot make a pipe: \(error)")))
+            }
+            do {
+                try stream.connect(path: path) { error in
+                    guard let error else {
+                        let c = MPVConnection(loop: loop, stream: stream)
+                        do { try c.start() } catch {
+                            c.close()
+                            return finish(.failure(MPVError("cannot read from mpv: \(error)")))
+                        }
+                        return finish(.success(c))
+                    }
+                    stream.close()
+                    if (EventLoop.hrtime() - started) / 1_000_000 >= withinMS {
+                        return finish(.failure(MPVError("mpv's socket \(path) did not accept within \(withinMS) ms: \(error.message)")))
+                    }
+                    timer.start(after: delay) { attempt() }
+                    delay = min(delay * 2, 200)
+                }
+            } catch {
+                stream.close()
+                finish(.failure(MPVError("cannot connect to \(path): \(error.message)")))
+            }
+        }
+        attempt()
+    }
+
+    private func start() throws(LoopError) {
+        stream.onWriteFailure { [weak self] _ in self?.remoteClosed() }
+        try stream.startReading(onRead: { [weak self] bytes in self?.received(bytes) },
+                                onEnd: { [weak self] _ in self?.remoteClosed() })
+    }
+
+    /// Sends one command (`["seek", 10, "relative"]`); `reply` gets its `data` or mpv's error.
+    func command(_ arguments: [JSON], _ reply: Reply? = nil) {
+        guard !isClosed else {
+            reply?(.failure(MPVError("the connection to mpv is closed")))
+            return
+        }
+        let id = nextID
+        nextID += 1
+        // Every command gets an id, so a reply is never mistaken for another's.
+        pending[id] = reply ?? { _ in }
+        var line = JSON.object(["command": .array(arguments), "request_id": .int(id)]).serialized()
+        line.append(0x0A)
+        stream.write(line)
+    }
+
+    /// Reads one property; `reply` gets its value (`.null` when mpv has none, e.g. while idle).
+    func get(_ property: String, _ reply: @escaping Reply) {
+        command(["get_property", .string(property)]) { result in
+            if case .failure(let e) = result, e.message == "property unavailable" { return reply(.success(.null)) }
+            reply(result)
+        }
+    }
+
+    /// Closes from our side: pending commands fail, `onClosed` does not run. Idempotent.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        onClosed = nil
+        onEvent = nil
+        failPending()
+        stream.close()
+    }
+
+    private func remoteClosed() {
+        guard !isClosed else { return }
+        let closed = onClosed
+        close()
+        closed?()
+    }
+
+    private func failPending() {
+        let waiting = pending
+        pending.removeAll()
+        for id in waiting.keys.sorted() { waiting[id]?(.failure(MPVError("the connection to mpv closed"))) }
+    }
+
+    private func received(_ bytes: UnsafeRawBufferPointer) {
+        var lines: [JSON] = []
+        do throws(LineFramer.LineTooLong) {
+            try framer.feed(bytes) { line in
+                if let value = try? JSONParser.parse(line) { lines.append(value) }
+            }
+        } catch {
+            // Not mpv speaking: hang up rather than guess where the next message starts.
+            return remoteClosed()
+        }
+        for line in lines {
+            guard !isClosed, case .object(let o) = line else { continue }
+            if let name = o["event"]?.stringValue {
+                onEvent?(name, o)
+            } else if let id = o["request_id"].flatMap({ $0.intValue }).map(Int64.init),
+                      let reply = pending.removeValue(forKey: id) {
+                let status = o["error"]?.stringValue ?? "success"
+                reply(status == "success" ? .success(o["data"] ?? .null) : .failure(MPVError(status)))
+            }
+        }
+    }
+}

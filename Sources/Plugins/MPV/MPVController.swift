@@ -1,0 +1,414 @@
+import Glibc
+import PlayerHost
+
+/// One mpv session's player: the `mpv` child process, its IPC connection, the mirror of its
+/// state, and the `player.sync` reports to the host at key moments (see `+Reporting`).
+///
+/// It supervises mpv: when mpv dies the session is reported `failed`, mpv is started again with
+/// a doubling backoff, and the queue, item, position, pause state and modes are restored. Five
+/// quick deaths in a row and it gives up (`phase` failed) until the next `load`.
+final class MPVController {
+    enum Phase: String { case starting, running, restarting, failed, stopped }
+
+    /// What to put back after mpv died.
+    struct Restore {
+        var urls: [String]
+        var index: Int
+        var position: Double
+        var paused: Bool
+        var loopFile: Bool
+        var loopPlaylist: Bool
+    }
+
+    /// Where a restore stands: loading the item, then seeking to the position.
+    enum RestoreStage { case loading, seeking }
+
+    let session: String
+    let loop: EventLoop
+    let options: MPVOptions
+    let socketPath: String
+    var audioOutput: String?
+    var videoOutput: String?
+    /// Sends one `player.sync` (params without `session`); `done` runs once the host answered.
+    var report: (_ params: [String: JSON], _ done: @escaping () -> Void) -> Void = { _, done in done() }
+    var log: (String) -> Void = { _ in }
+
+    private(set) var phase: Phase = .stopped
+    private var process: ChildProcess?
+    private(set) var connection: MPVConnection?
+    var state = MPVState()
+    /// Work waiting for mpv's IPC to be up (a `load` during a restart).
+    private var whenConnected: [() -> Void] = []
+    /// Callbacks for mpv's next `playback-restart` (or the end of a file that failed).
+    var restartWaiters: [() -> Void] = []
+    private var restartTimer: Timer?
+    private var killTimer: Timer?
+    private var idleTimer: Timer?
+    private var awaitingIdle = false
+    private var backoffMS: UInt64 = 250
+    private var quickDeaths = 0
+    private var startedAt: UInt64 = 0
+    private(set) var restarts = 0
+    var restore: Restore?
+    var restoreStage: RestoreStage?
+    /// A file is opening: between `start-file` and `playback-restart` its tags are not known yet.
+    var loadingFile = false
+    /// A seek was sent and has not landed: `time-pos` would still say where it was.
+    var seeking = false
+    var holdSince: UInt64 = 0
+    // Reporting state (see MPVController+Reporting).
+    var syncTimer: Timer?
+    var syncScheduled = false
+    var syncInFlight = false
+    var syncAgain = false
+    var syncDone: [() -> Void] = []
+    var lastReport: [String: JSON]?
+    var lastAnchor: (elapsed: Double, rate: Double, at: UInt64)?
+    /// Set when the plugin detaches: the socket directory is removed once mpv has exited.
+    var removesDirectoryOnExit = false
+    /// mpv was paused by an audio interruption and should resume when it ends.
+    var pausedByInterruption = false
+
+    init(session: String, loop: EventLoop, options: MPVOptions, socketPath: String) {
+        self.session = session
+        self.loop = loop
+        self.options = options
+        self.socketPath = socketPath
+    }
+
+    var pid: Int32? { process.flatMap { $0.exit == nil ? $0.pid : nil } }
+
+    /// For `mpv.status`.
+    var statusJSON: JSON {
+        var o: [String: JSON] = [
+            "session": .string(session), "phase": .string(phase.rawValue), "socket": .string(socketPath),
+            "restarts": .int(Int64(restarts)), "playlistCount": .int(Int64(state.playlist.count)),
+            "playlistPos": .int(Int64(state.playlistPos)), "paused": .bool(state.pause),
+        ]
+        if let pid { o["pid"] = .int(Int64(pid)) }
+        return .object(o)
+    }
+
+    // MARK: - Process
+
+    /// Starts mpv unless it runs (or is being started).
+    func start() {
+        guard phase == .stopped || phase == .failed || phase == .restarting, process == nil else { return }
+        if phase != .restarting { quickDeaths = 0; backoffMS = 250 }
+        phase = .starting
+        unlink(socketPath)
+        let (program, args) = options.command(socket: socketPath, audioOutput: audioOutput, videoOutput: videoOutput)
+        let p: ChildProcess
+        do {
+            p = try ChildProcess(loop: loop, executable: program, arguments: args,
+                                 stdio: [.ignore, .ignore, .inherit],
+                                 // Strong on purpose: a stopped controller dropped by the plugin
+                                 // lives until its mpv exits, to reap it and close its handles.
+                                 onExit: { exit in self.exited(exit) })
+        } catch {
+            log("cannot start mpv: \(error)")
+            return died(reason: "could not start: \(error)")
+        }
+        process = p
+        startedAt = EventLoop.hrtime()
+        MPVConnection.connect(loop: loop, path: socketPath, withinMS: 5000,
+                              shouldContinue: { [weak self, weak p] in self?.process === p && p?.exit == nil }) {
+            [weak self, weak p] result in
+            guard let self, self.process === p, let p else {
+                if case .success(let c) = result { c.close() }
+                return
+            }
+            switch result {
+            case .success(let c): self.connected(c)
+            case .failure(let e):
+                self.log("no IPC from mpv (pid \(p.pid)): \(e.message)")
+                try? p.kill(SIGKILL)
+            }
+        }
+    }
+
+    private func connected(_ c: MPVConnection) {
+        connection = c
+        c.onEvent = { [unowned self] name, o in self.event(name, o) }
+        // The socket closing with the process alive means mpv is wedged: end it, and the exit
+        // restarts it like any death.
+        c.onClosed = { [weak self] in try? self?.process?.kill(SIGKILL) }
+        for (i, name) in MPVState.observed.enumerated() {
+            c.command(["observe_property", .int(Int64(i + 1)), .string(name)])
+        }
+        // mpv serves IPC before its play loop starts, and a playlist filled before then is
+        // started from its first entry whatever we asked: wait until mpv says it is idle.
+        awaitingIdle = true
+        idleTimer = try? Timer(loop: loop)
+        idleTimer?.start(after: 3000) { [weak self] in self?.becameIdle() }
+    }
+
+    /// mpv is up and idle: restore or report, then run what waited for it.
+    private func becameIdle() {
+        guard awaitingIdle, let c = connection else { return }
+        awaitingIdle = false
+        idleTimer?.close()
+        idleTimer = nil
+        phase = .running
+        if let r = restore { beginRestore(r, c) } else { scheduleSync() }
+        let work = whenConnected
+        whenConnected.removeAll()
+        for w in work { w() }
+    }
+
+    private func exited(_ exit: ChildProcess.Exit) {
+        process?.close()
+        process = nil
+        guard phase != .stopped else {
+            killTimer?.close()
+            killTimer = nil
+            // A killed mpv leaves its socket behind; once the plugin is gone, so is the directory
+            // (the last controller to exit empties it).
+            unlink(socketPath)
+            if removesDirectoryOnExit { rmdir(SocketLocation.directory(of: socketPath)) }
+            return
+        }
+        let how = exit.signal != 0 ? "killed by signal \(exit.signal)" : "exited with status \(exit.status)"
+        died(reason: how)
+    }
+
+    /// mpv is gone: report it, remember what to restore, and start it again after the backoff.
+    private func died(reason: String) {
+        connection?.close()
+        connection = nil
+        awaitingIdle = false
+        idleTimer?.close()
+        idleTimer = nil
+        let ranFor = startedAt == 0 ? 0 : (EventLoop.hrtime() - startedAt) / 1_000_000
+        if ranFor > 10_000 { quickDeaths = 0; backoffMS = 250 } else { quickDeaths += 1 }
+        // A death during a restore keeps the restore it was doing: the state is half-rebuilt.
+        if restore == nil, state.hasItems {
+            restore = Restore(urls: state.playlist.map(\.filename), index: state.playlistPos >= 0 ? state.playlistPos : state.lastIndex,
+                              position: inferredElapsed ?? 0, paused: state.pause,
+                              loopFile: state.loopFile, loopPlaylist: state.loopPlaylist)
+        }
+        restoreStage = nil
+        loadingFile = false
+        seeking = false
+        fireRestartWaiters()
+        reportFailure()
+        guard quickDeaths <= 5 else {
+            phase = .failed
+            log("mpv for session \(session) \(reason); gave up after \(quickDeaths) quick failures")
+            return
+        }
+        phase = .restarting
+        restarts += 1
+        let delay = backoffMS
+        backoffMS = min(backoffMS * 2, 8000)
+        log("mpv for session \(session) \(reason); restarting in \(delay) ms")
+        if restartTimer == nil { restartTimer = try? Timer(loop: loop) }
+        restartTimer?.start(after: delay) { [weak self] in self?.start() }
+    }
+
+    /// Stops mpv for good (session closed, plugin detached): SIGTERM, SIGKILL if it is still
+    /// there a second later. The process handle stays until the exit so the child is reaped.
+    func stop() {
+        phase = .stopped
+        restartTimer?.close()
+        restartTimer = nil
+        idleTimer?.close()
+        idleTimer = nil
+        awaitingIdle = false
+        syncTimer?.close()
+        syncTimer = nil
+        connection?.close()
+        connection = nil
+        whenConnected.removeAll()
+        fireRestartWaiters()
+        let done = syncDone
+        syncDone.removeAll()
+        for d in done { d() }
+        unlink(socketPath)
+        guard let p = process else { return }
+        try? p.kill(SIGTERM)
+        killTimer = try? Timer(loop: loop)
+        killTimer?.start(after: 1000) { try? p.kill(SIGKILL) }
+    }
+
+    /// Runs `work` once mpv's IPC is up (at once if it is), starting mpv if needed.
+    func whenReady(_ work: @escaping () -> Void) {
+        if phase == .running, connection != nil { return work() }
+        whenConnected.append(work)
+        if phase == .stopped || phase == .failed { start() }
+    }
+
+    // MARK: - Events
+
+    private func event(_ name: String, _ o: [String: JSON]) {
+        switch name {
+        case "property-change":
+            guard let property = o["name"]?.stringValue else { return }
+            state.apply(property, o["data"] ?? .null)
+            if property == "idle-active", state.idleActive { becameIdle() }
+            scheduleSync()
+        case "start-file":
+            loadingFile = true
+            holdSince = EventLoop.hrtime()
+        case "seek":
+            if !seeking { seeking = true; holdSince = EventLoop.hrtime() }
+        case "playback-restart":
+            loadingFile = false
+            seeking = false
+            if advanceRestore() { return }
+            fireRestartWaiters()
+            syncNow {}
+        case "end-file":
+            // A file that failed to open never restarts playback: release whoever waits.
+            if o["reason"]?.stringValue == "error" {
+                log("mpv could not play \(o["file_error"]?.stringValue ?? "a file") in session \(session)")
+                loadingFile = false
+                if restoreStage != nil { finishRestore() }
+                fireRestartWaiters()
+            }
+        case "idle":
+            becameIdle()
+            loadingFile = false
+            seeking = false
+            fireRestartWaiters()
+            scheduleSync()
+        default:
+            break
+        }
+    }
+
+    func fireRestartWaiters() {
+        let waiters = restartWaiters
+        restartWaiters.removeAll()
+        for w in waiters { w() }
+    }
+
+    /// Runs `then` at mpv's next playback restart, or after `timeoutMS` whatever happens.
+    func afterRestart(timeoutMS: UInt64, _ then: @escaping () -> Void) {
+        var done = false
+        let timer = try? Timer(loop: loop)
+        let once = {
+            guard !done else { return }
+            done = true
+            timer?.close()
+            then()
+        }
+        restartWaiters.append(once)
+        timer?.start(after: timeoutMS) { [weak self] in
+            self?.seeking = false
+            once()
+        }
+    }
+
+    // MARK: - Restore
+
+    private func beginRestore(_ r: Restore, _ c: MPVConnection) {
+        guard !r.urls.isEmpty else { restore = nil; return scheduleSync() }
+        restoreStage = .loading
+        holdSince = EventLoop.hrtime()
+        // Paused while it loads and seeks, so nothing is heard from the wrong place.
+        c.command(["set_property", "pause", true])
+        c.command(["set_property", "loop-file", r.loopFile ? "inf" : "no"])
+        c.command(["set_property", "loop-playlist", r.loopPlaylist ? "inf" : "no"])
+        for url in r.urls { c.command(["loadfile", .string(url), "append"]) }
+        c.command(["playlist-play-index", .int(Int64(min(r.index, r.urls.count - 1)))])
+    }
+
+    /// A playback restart during a restore: seek once loaded, unpause once seeked. True if the
+    /// restart belonged to the restore.
+    private func advanceRestore() -> Bool {
+        guard let stage = restoreStage, let r = restore, let c = connection else { return false }
+        if stage == .loading, r.position > 0.5 {
+            restoreStage = .seeking
+            seeking = true
+            c.command(["seek", .double(r.position), "absolute+exact"])
+            return true
+        }
+        finishRestore()
+        return false
+    }
+
+    private func finishRestore() {
+        guard let r = restore else { return }
+        restore = nil
+        restoreStage = nil
+        if !r.paused { connection?.command(["set_property", "pause", false]) }
+        log("mpv for session \(session) restored: item \(r.index + 1) of \(r.urls.count) at \(Int(r.position)) s")
+        scheduleSync()
+    }
+
+    // MARK: - Commands and loading
+
+    /// Handles one remote command; `reply` gets the status once mpv acknowledged (and, for
+    /// seeks and track changes, once playback restarted) and the host has the new state.
+    func perform(_ event: JSON, _ reply: @escaping (CommandStatus) -> Void) {
+        guard phase == .running, let c = connection, restoreStage == nil else { return reply(.commandFailed) }
+        let plan: MPVCommandPlan
+        switch MPVCommandPlan.make(event, state: state) {
+        case .failure(let s): return reply(s.status)
+        case .success(let p): plan = p
+        }
+        if let s = plan.shuffle { state.shuffle = s }
+        if plan.commands.contains(where: { $0.first == "seek" }) {
+            seeking = true
+            holdSince = EventLoop.hrtime()
+        }
+        var refused: MPVError?
+        for (i, command) in plan.commands.enumerated() {
+            let last = i == plan.commands.count - 1
+            c.command(command) { [weak self] result in
+                if case .failure(let e) = result, refused == nil { refused = e }
+                guard last, let self else { return }
+                if let e = refused, !plan.ignoresRefusal {
+                    self.seeking = false
+                    self.log("mpv refused \(command.first?.stringValue ?? "?") in session \(self.session): \(e.message)")
+                    return self.syncNow { reply(plan.refusedStatus) }
+                }
+                if plan.awaitsRestart {
+                    self.afterRestart(timeoutMS: 1200) { self.syncNow { reply(.success) } }
+                } else {
+                    self.syncNow { reply(.success) }
+                }
+            }
+        }
+    }
+
+    /// Loads `urls` (appended, or replacing the queue); `completion` gets nil once mpv took them
+    /// and, if they started playback, once the first one plays and the host knows it.
+    func load(_ urls: [String], replace: Bool, _ completion: @escaping (MPVError?) -> Void) {
+        whenReady { [weak self] in
+            guard let self, let c = self.connection else { return completion(MPVError("mpv is not running")) }
+            let starts = replace || !self.state.hasItems || self.state.current == nil
+            var firstError: MPVError?
+            for (i, url) in urls.enumerated() {
+                let mode: JSON = replace && i == 0 ? "replace" : "append-play"
+                let last = i == urls.count - 1
+                c.command(["loadfile", .string(url), mode]) { [weak self] result in
+                    if case .failure(let e) = result, firstError == nil { firstError = MPVError("\(url): \(e.message)") }
+                    guard last, let self else { return }
+                    if let e = firstError { return completion(e) }
+                    if starts {
+                        self.afterRestart(timeoutMS: 5000) { self.syncNow { completion(nil) } }
+                    } else {
+                        self.syncNow { completion(nil) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// An audio interruption of the session: mpv pauses, and resumes at its end if it was
+    /// playing and the interrupter says so. (The host does not pause an external player.)
+    func interruption(began: Bool, shouldResume: Bool) {
+        guard let c = connection else { return }
+        if began {
+            if state.isPlaying {
+                pausedByInterruption = true
+                c.command(["set_property", "pause", true])
+            }
+        } else if pausedByInterruption {
+            pausedByInterruption = false
+            if shouldResume { c.command(["set_property", "pause", false]) }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Glibc
+import PlayerHost
+
+/// How the plugin runs mpv: which binary, which audio/video outputs, extra arguments, and where
+/// the private IPC sockets live.
+public struct MPVOptions: Sendable, Equatable {
+    /// The mpv executable (an absolute path, found in PATH by `locate`).
+    public var executable: String
+    /// `--ao`; `null` (the default) plays nowhere, for headless hosts and tests.
+    public var audioOutput: String
+    /// `--vo`; `null` by default.
+    public var videoOutput: String
+    /// More mpv arguments, appended last.
+    public var extraArguments: [String]
+    /// `setpriv`, when present: mpv then gets SIGKILL if the daemon dies without cleaning up
+    /// (SIGKILL, a crash), instead of playing on with nobody controlling it.
+    public var parentDeathWrapper: String?
+
+    public init(executable: String, audioOutput: String = "null", videoOutput: String = "null",
+                extraArguments: [String] = [], parentDeathWrapper: String? = nil) {
+        self.executable = executable
+        self.audioOutput = audioOutput
+        self.videoOutput = videoOutput
+        self.extraArguments = extraArguments
+        self.parentDeathWrapper = parentDeathWrapper
+    }
+
+    /// From the environment: `PLAYERHOST_MPV` (the binary; default `mpv` in PATH; empty or
+    /// `off` disables), `PLAYERHOST_MPV_AO`, `PLAYERHOST_MPV_VO` (default `null`). Nil when no
+    /// mpv is found.
+    public static func fromEnvironment(_ env: [String: String] = SocketLocation.currentEnvironment()) -> MPVOptions? {
+        let wanted = env["PLAYERHOST_MPV"] ?? "mpv"
+        guard wanted != "", wanted != "off", let path = locate(wanted, path: env["PATH"]) else { return nil }
+        return MPVOptions(executable: path,
+                          audioOutput: env["PLAYERHOST_MPV_AO"].flatMap { $0.isEmpty ? nil : $0 } ?? "null",
+                          videoOutput: env["PLAYERHOST_MPV_VO"].flatMap { $0.isEmpty ? nil : $0 } ?? "null",
+                          parentDeathWrapper: locate("setpriv", path: env["PATH"]))
+    }
+
+    /// `name` itself if it has a slash and is executable, else the first executable `name` in
+    /// `path` (default: `/usr/local/bin:/usr/bin:/bin`).
+    public static func locate(_ name: String, path: String?) -> String? {
+        if name.contains("/") { return access(name, X_OK) == 0 ? name : nil }
+        for dir in (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") where !dir.isEmpty {
+            let candidate = "\(dir)/\(name)"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    /// The program and arguments that start one idle mpv serving IPC on `socket`.
+    func command(socket: String, audioOutput ao: String? = nil, videoOutput vo: String? = nil) -> (String, [String]) {
+        let audio = ao ?? audioOutput
+        var mpv = [
+            "--idle=yes", "--no-config", "--no-terminal", "--input-ipc-server=\(socket)",
+            "--ao=\(audio)", "--vo=\(vo ?? videoOutput)",
+            // Never block on a missing device or ask a question nobody can answer.
+            "--audio-fallback-to-null=yes", "--force-window=no",
+        ]
+        // The null output pretends to be a device with 0.2 s of buffer, which mpv subtracts from
+        // time-pos: every seek while paused would land 0.2 s short. Nobody hears it; keep it small.
+        if audio == "null" { mpv.append("--ao-null-buffer=0.05") }
+        mpv += extraArguments
+        if let wrapper = parentDeathWrapper {
+            return (wrapper, ["--pdeathsig", "KILL", "--", executable] + mpv)
+        }
+        return (executable, mpv)
+    }
+
+    /// A fresh private directory (0700) for the IPC sockets: under `$XDG_RUNTIME_DIR` when set
+    /// and short enough for a socket path, else under `/tmp`.
+    static func makeSocketDirectory(_ env: [String: String] = SocketLocation.currentEnvironment()) -> String? {
+        var bases: [String] = []
+        if let runtime = env["XDG_RUNTIME_DIR"], !runtime.isEmpty, runtime.utf8.count < 60 { bases.append(runtime) }
+        bases.append("/tmp")
+        for base in bases {
+            var template = Array("\(base)/playerhost-mpv-XXXXXX".utf8CString)
+            if let p = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) {
+                return String(cString: p)
+            }
+        }
+        return nil
+    }
+}

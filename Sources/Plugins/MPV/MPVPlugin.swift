@@ -1,0 +1,175 @@
+import Glibc
+import PlayerHost
+
+/// Real playback: sessions whose player is an `mpv` child process driven over its JSON IPC.
+///
+/// It offers `mpv.open {session?, urls, replace?}` (what `npctl open` calls) and `mpv.status
+/// {session?}` through the host. `mpv.open` creates, if needed, an externally driven session
+/// (kind `mpv`, category playback, activated) whose command center targets this plugin, starts
+/// its mpv and loads the files. mpv's state reaches the host as `player.sync` reports at key
+/// moments (see `MPVController`). It is an app of its own (`mpv`): its sessions go with it.
+public final class MPVPlugin: SessionPlugin {
+    public let name = "mpv"
+    public let options: MPVOptions
+    private var context: PluginContext?
+    private var controllers: [String: MPVController] = [:]
+    /// Sessions by last use: `mpv.open` without a session adds to the most recent one.
+    private var recent: [String] = []
+    private var socketDirectory: String?
+    private var socketCounter = 0
+    /// Rates offered on `changePlaybackRate` (mpv plays any; these are what remotes show).
+    static let supportedRates: [JSON] = [0.5, 1.0, 1.5, 2.0]
+
+    public init(options: MPVOptions) { self.options = options }
+
+    /// The plugin if mpv is installed (see `MPVOptions.fromEnvironment`), else nil.
+    public static func fromEnvironment() -> MPVPlugin? { MPVOptions.fromEnvironment().map(MPVPlugin.init) }
+
+    public func attach(_ c: PluginContext) {
+        context = c
+        c.provide("mpv.open", summary: "Open files or URLs in an mpv session (created if needed): {session?, urls, replace?, ao?, vo?} → the session.") {
+            [unowned self] params, reply in self.open(params, reply)
+        }
+        c.provide("mpv.status", summary: "An mpv session's process: {session?} → {session, phase, pid, socket, restarts, …}.") {
+            [unowned self] params, reply in
+            guard let ctl = self.controller(named: params["session"]?.stringValue) else {
+                return reply(.failure(RPCError(.sessionNotFound, "no mpv session\(params["session"]?.stringValue.map { " '\($0)'" } ?? "")")))
+            }
+            reply(.success(ctl.statusJSON))
+        }
+        // To learn that one of our sessions was closed (by anyone) and stop its mpv.
+        c.subscribe(["sessions"])
+        c.onEvent = { [unowned self] event in self.event(event) }
+    }
+
+    public func detach() {
+        for ctl in controllers.values {
+            ctl.removesDirectoryOnExit = true
+            ctl.stop()
+        }
+        controllers.removeAll()
+        recent.removeAll()
+        context = nil
+        if let dir = socketDirectory { rmdir(dir) }
+        socketDirectory = nil
+    }
+
+    private func controller(named id: String?) -> MPVController? {
+        if let id { return controllers[id] }
+        return recent.last.flatMap { controllers[$0] }
+    }
+
+    private func touch(_ id: String) {
+        recent.removeAll { $0 == id }
+        recent.append(id)
+    }
+
+    private func event(_ e: JSON) {
+        guard let session = e["session"]?.stringValue, let ctl = controllers[session] else { return }
+        switch e["type"]?.stringValue {
+        case "sessionClosed":
+            ctl.stop()
+            controllers[session] = nil
+            recent.removeAll { $0 == session }
+        case "interruption":
+            ctl.interruption(began: e["interruption"] == "began", shouldResume: e["shouldResume"]?.boolValue ?? false)
+        default:
+            break
+        }
+    }
+
+    // MARK: - mpv.open
+
+    private func open(_ p: [String: JSON], _ reply: @escaping (Result<JSON, RPCError>) -> Void) {
+        guard let c = context else { return reply(.failure(RPCError(.shuttingDown, "the mpv plugin is detached"))) }
+        for key in p.keys where !["session", "urls", "replace", "ao", "vo"].contains(key) {
+            return reply(.failure(.invalidParams("mpv.open has no parameter '\(key)'", param: key)))
+        }
+        guard let list = p["urls"]?.arrayValue, !list.isEmpty else {
+            return reply(.failure(.invalidParams("urls: a non-empty array of files or URLs is required", param: "urls")))
+        }
+        let urls = list.compactMap(\.stringValue)
+        guard urls.count == list.count, !urls.contains(where: \.isEmpty) else {
+            return reply(.failure(.invalidParams("urls: each must be a non-empty string", param: "urls")))
+        }
+        let replace = p["replace"]?.boolValue ?? false
+        let named = p["session"]?.stringValue
+        let load = { [unowned self] (ctl: MPVController) in
+            self.touch(ctl.session)
+            if let ao = p["ao"]?.stringValue { ctl.audioOutput = ao }
+            if let vo = p["vo"]?.stringValue { ctl.videoOutput = vo }
+            ctl.load(urls, replace: replace) { error in
+                if let error { return reply(.failure(RPCError(.pluginFailure, "mpv: \(error.message)"))) }
+                c.call("session.get", ["session": .string(ctl.session)]) { reply($0) }
+            }
+        }
+        if let ctl = controller(named: named) { return load(ctl) }
+        createSession(named, c) { [unowned self] result in
+            switch result {
+            case .failure(let e): reply(.failure(e))
+            case .success(let id):
+                guard let ctl = self.makeController(id) else {
+                    return reply(.failure(RPCError(.pluginFailure, "cannot make a private directory for mpv's socket")))
+                }
+                load(ctl)
+            }
+        }
+    }
+
+    /// Creates an external session, its audio (playback, active) and its command targets;
+    /// `completion` gets its id once the host has done it all.
+    private func createSession(_ id: String?, _ c: PluginContext, _ completion: @escaping (Result<String, RPCError>) -> Void) {
+        var create: [String: JSON] = ["kind": "mpv", "driver": "external"]
+        if let id { create["id"] = .string(id) }
+        c.call("session.create", create) { result in
+            switch result {
+            case .failure(let e):
+                completion(.failure(e))
+            case .success(let s):
+                guard let sid = s["id"]?.stringValue else { return completion(.failure(.internalError("session.create gave no id"))) }
+                let session = JSON.string(sid)
+                c.send("audio.configure", ["session": session, "category": "playback"])
+                c.send("command.configure", ["session": session, "command": "changePlaybackRate",
+                                             "supportedPlaybackRates": .array(Self.supportedRates)])
+                for command in MPVCommandPlan.handled {
+                    c.addTarget(session: sid, command: command) { [weak self] event, reply in
+                        guard let ctl = self?.controllers[sid] else { return reply(.commandFailed) }
+                        ctl.perform(event, reply)
+                    }
+                }
+                // Calls are answered in order: once this one is, the set-up above is done.
+                c.call("audio.activate", ["session": session]) { result in
+                    switch result {
+                    case .success: completion(.success(sid))
+                    case .failure(let e): completion(.failure(e))
+                    }
+                }
+            }
+        }
+    }
+
+    private func makeController(_ session: String) -> MPVController? {
+        if socketDirectory == nil { socketDirectory = MPVOptions.makeSocketDirectory() }
+        guard let dir = socketDirectory, let c = context else { return nil }
+        socketCounter += 1
+        let ctl = MPVController(session: session, loop: c.loop, options: options, socketPath: "\(dir)/\(socketCounter).sock")
+        ctl.report = { [weak c] params, done in
+            guard let c else { return done() }
+            var p = params
+            p["session"] = .string(session)
+            c.call("player.sync", p) { result in
+                if case .failure(let e) = result {
+                    let line = "plugin mpv: player.sync for \(session) failed: \(e.message)\n"
+                    _ = line.withCString { write(2, $0, strlen($0)) }
+                }
+                done()
+            }
+        }
+        ctl.log = { message in
+            let line = "plugin mpv: \(message)\n"
+            _ = line.withCString { write(2, $0, strlen($0)) }
+        }
+        controllers[session] = ctl
+        return ctl
+    }
+}

@@ -1,0 +1,222 @@
+import Glibc
+import Testing
+@testable import PlayerHost
+@testable import Plugins
+
+/// The real daemon with its built-in mpv plugin, a real mpv (null audio output) and real files
+/// generated with sox; mpv's state is read back over mpv's own IPC socket. No sleeps: npctl runs
+/// and notification reads have deadlines, and npctl verbs answer once mpv has acted.
+@Suite(.serialized, .enabled(if: MPVFixture.toolsAvailable, "mpv and sox are not installed: apt-get install mpv sox libsox-fmt-base"))
+struct MPVEndToEndTests {
+    @Test func openShowsTheFilesTagsAndDuration() throws {
+        let f = try MPVFixture()
+        defer { f.close() }
+        let opened = try f.npctl("open '\(f.one)' '\(f.two)'")
+        #expect(opened.status == 0, "\(opened.output)")
+        #expect(opened.output == "mpv\n")
+
+        let now = try f.client.call("nowPlaying.get")
+        #expect(now["session"] == "mpv")
+        #expect(now["playbackState"] == "playing")
+        let info = try #require(now["info"])
+        #expect(info["title"] == "Sine One")
+        #expect(info["artist"] == "Test Artist")
+        #expect(info["albumTitle"] == "Test Album")
+        #expect(abs((info["duration"]?.doubleValue ?? 0) - 60) < 0.1)
+        #expect(info["queueCount"] == 2)
+        let status = try f.npctl("status")
+        #expect(status.output.contains("Sine One") && status.output.contains("1:00"), "\(status.output)")
+        let sessions = try f.npctl("sessions")
+        #expect(sessions.output.contains("mpv") && sessions.output.contains("playing"), "\(sessions.output)")
+
+        // mpv itself has both files and plays.
+        let mpv = try f.probe()
+        #expect(try mpv.get("playlist-count") == 2)
+        #expect(try mpv.get("pause") == false)
+        #expect(try mpv.get("current-ao") == "null")
+    }
+
+    @Test func transportVerbsChangeMpvsRealState() throws {
+        let f = try MPVFixture()
+        defer { f.close() }
+        #expect(try f.npctl("open '\(f.one)' '\(f.two)'").status == 0)
+        let mpv = try f.probe()
+
+        #expect(try f.npctl("pause").status == 0)
+        #expect(try mpv.get("pause") == true)
+        #expect(try f.client.call("nowPlaying.get")["playbackState"] == "paused")
+
+        #expect(try f.npctl("position 20").status == 0)
+        #expect(abs(try mpv.number("time-pos") - 20) < 0.3)
+        #expect(abs(try f.elapsed() - 20) < 0.3)
+
+        #expect(try f.npctl("skip-forward 5").status == 0)
+        #expect(abs(try mpv.number("time-pos") - 25) < 0.3)
+        #expect(try f.npctl("skip-backward 10").status == 0)
+        #expect(abs(try mpv.number("time-pos") - 15) < 0.3)
+        #expect(abs(try f.elapsed() - 15) < 0.3)
+
+        #expect(try f.npctl("play").status == 0)
+        #expect(try mpv.get("pause") == false)
+
+        #expect(try f.npctl("next").status == 0)
+        #expect(try mpv.get("playlist-pos") == 1)
+        let second = try f.client.call("nowPlaying.get")["info"]
+        #expect(second?["title"] == "Sine Two")
+        #expect(abs((second?["duration"]?.doubleValue ?? 0) - 30) < 0.1)
+        #expect(second?["queueIndex"] == 1)
+
+        #expect(try f.npctl("rate 1.5").status == 0)
+        #expect(try mpv.number("speed") == 1.5)
+        #expect(try f.client.call("nowPlaying.get")["info"]?["rate"] == 1.5)
+
+        #expect(try f.npctl("loop one").status == 0)
+        #expect(try mpv.get("loop-file") == "inf")
+        // Remotes show the mode mpv reported (currentRepeatType follows player.sync).
+        #expect(try f.npctl("loop").output == "one\n")
+        #expect(try f.npctl("loop all").status == 0)
+        #expect(try mpv.get("loop-file") == false && mpv.get("loop-playlist") == "inf")
+        #expect(try f.npctl("loop off").status == 0)
+        #expect(try mpv.get("loop-playlist") == false)
+
+        // At the last item there is no next: the command says so, mpv stays.
+        let atEnd = try f.npctl("next")
+        #expect(atEnd.status == 1 && atEnd.output.contains("noSuchContent"), "\(atEnd.output)")
+        #expect(try mpv.get("playlist-pos") == 1)
+
+        #expect(try f.npctl("previous").status == 0)
+        #expect(try mpv.get("playlist-pos") == 0)
+        #expect(try f.client.call("nowPlaying.get")["info"]?["title"] == "Sine One")
+
+        #expect(try f.npctl("stop").status == 0)
+        #expect(try mpv.get("pause") == true)
+        #expect(try mpv.number("time-pos") < 0.3)
+        #expect(try f.client.call("nowPlaying.get")["playbackState"] == "paused")
+    }
+
+    @Test func elapsedIsInferredBetweenKeyMomentsWithNoEventsWhilePlaying() throws {
+        let f = try MPVFixture()
+        defer { f.close() }
+        #expect(try f.npctl("open '\(f.one)'").status == 0)
+        #expect(try f.npctl("position 5").status == 0)
+        let watcher = try f.daemon.client()
+        _ = try watcher.call("events.subscribe", ["topics": ["info", "players", "nowPlaying"]])
+        try f.drain(watcher)
+
+        let before = try f.elapsed()
+        // One second of steady playback: no event at all (the deadline is the wait).
+        do {
+            let e = try watcher.nextNotification(timeout: 1.0)
+            Issue.record("unexpected event during steady playback: \(e)")
+        } catch ClientError.timeout(_) {}
+        let after = try f.elapsed()
+        #expect(after - before > 0.9 && after - before < 1.6, "elapsed \(before) → \(after)")
+        // What readers infer is where mpv really is.
+        #expect(abs(try f.elapsed() - f.probe().number("time-pos")) < 0.3)
+
+        // A key moment (pause) does publish, at once.
+        #expect(try f.npctl("pause").status == 0)
+        let event = try watcher.nextNotification(timeout: 2)
+        #expect(event["params"]?["topic"] != nil)
+    }
+
+    @Test func killedMpvIsReportedAndRestoredToTheSameItemPositionAndPause() throws {
+        let f = try MPVFixture()
+        defer { f.close() }
+        #expect(try f.npctl("open '\(f.one)' '\(f.two)'").status == 0)
+        #expect(try f.npctl("next").status == 0)
+        #expect(try f.npctl("position 12").status == 0)
+        #expect(try f.npctl("pause").status == 0)
+        let before = try f.client.call("mpv.status")
+        let pid = try #require(before["pid"]?.intValue)
+
+        let watcher = try f.daemon.client()
+        _ = try watcher.call("events.subscribe", ["topics": ["players"]])
+        try f.drain(watcher)
+        #expect(kill(Int32(pid), SIGKILL) == 0)
+
+        // The death is published (status failed), then the restored player (ready again).
+        let failed = try f.waitForPlayer(watcher, deadline: 5) { $0["status"] == "failed" }
+        #expect(failed["itemIndex"] == 1)
+        _ = try f.waitForPlayer(watcher, deadline: 15) { $0["status"] == "ready" }
+
+        let after = try f.client.call("mpv.status")
+        #expect(after["restarts"] == 1 && after["phase"] == "running")
+        #expect(after["pid"] != nil && after["pid"] != before["pid"])
+        let mpv = try f.probe()
+        #expect(try mpv.get("playlist-count") == 2)
+        #expect(try mpv.get("playlist-pos") == 1)
+        #expect(abs(try mpv.number("time-pos") - 12) < 2)
+        #expect(try mpv.get("pause") == true)
+        let info = try f.client.call("nowPlaying.get")
+        #expect(info["info"]?["title"] == "Sine Two" && info["playbackState"] == "paused", "\(info)")
+        #expect(abs(try f.elapsed() - 12) < 2)
+    }
+
+    @Test func killedWhilePlayingResumesPlayingNearWhereItWas() throws {
+        let f = try MPVFixture()
+        defer { f.close() }
+        #expect(try f.npctl("open '\(f.one)'").status == 0)
+        #expect(try f.npctl("position 30").status == 0)
+        let watcher = try f.daemon.client()
+        _ = try watcher.call("events.subscribe", ["topics": ["players"]])
+        try f.drain(watcher)
+        let pid = try #require(try f.client.call("mpv.status")["pid"]?.intValue)
+        let killedAt = ControlClient.now()
+        let position = try f.elapsed()
+        #expect(kill(Int32(pid), SIGKILL) == 0)
+        _ = try f.waitForPlayer(watcher, deadline: 5) { $0["status"] == "failed" }
+        _ = try f.waitForPlayer(watcher, deadline: 15) { $0["status"] == "ready" && ($0["rate"]?.doubleValue ?? 0) > 0 }
+        let mpv = try f.probe()
+        #expect(try mpv.get("pause") == false)
+        let now = try mpv.number("time-pos")
+        // Not before where it died (minus seek slack), not past it by more than the time since.
+        #expect(now > position - 2 && now < position + (ControlClient.now() - killedAt) + 2, "died at \(position), now \(now)")
+        #expect(try f.client.call("nowPlaying.get")["playbackState"] == "playing")
+    }
+}
+
+extension MPVEndToEndTests {
+    @Test func closingTheSessionEndsItsMpvAndBadInputIsOneClearLine() throws {
+        let f = try MPVFixture()
+        defer { f.close() }
+        let missing = try f.npctl("open '\(f.daemon.directory)/nope.ogg'")
+        #expect(missing.status == 2 && missing.output.contains("cannot read"), "\(missing.output)")
+        #expect(try f.npctl("open '\(f.one)'").status == 0)
+        let mpv = try f.probe()
+        #expect(try mpv.get("pause") == false)
+        #expect(try f.client.call("session.close", ["session": "mpv"]) == true)
+        // mpv quits: its IPC connection ends (the read's deadline is the wait).
+        var ended = false
+        do { while true { _ = try mpv.readMessage() } } catch ClientError.closed { ended = true } catch {}
+        #expect(ended, "mpv's IPC connection ended")
+        #expect(throws: ClientError.self) { try f.client.call("mpv.status") }
+        // A new open makes a new session with a new mpv.
+        #expect(try f.npctl("open '\(f.two)'").output == "mpv\n")
+        #expect(try f.client.call("nowPlaying.get")["info"]?["title"] == "Sine Two")
+    }
+}
+
+extension MPVEndToEndTests {
+    @Test func anInterruptionPausesMpvAndItsEndResumesIt() throws {
+        let f = try MPVFixture()
+        defer { f.close() }
+        #expect(try f.npctl("open '\(f.one)'").status == 0)
+        let watcher = try f.daemon.client()
+        _ = try watcher.call("events.subscribe", ["topics": ["players"]])
+        try f.drain(watcher)
+        // Another app takes the (non-mixable) audio: the host interrupts the mpv session, whose
+        // plugin pauses mpv itself (the host never moves an external player).
+        let other = try f.daemon.client()
+        _ = try other.call("host.hello", ["name": "caller"])
+        _ = try other.call("session.create", ["id": "call", "kind": "main"])
+        _ = try other.call("audio.configure", ["session": "call", "category": "playAndRecord"])
+        _ = try other.call("audio.activate", ["session": "call"])
+        _ = try f.waitForPlayer(watcher, deadline: 5) { $0["rate"] == 0.0 }
+        #expect(try f.probe().get("pause") == true)
+        // The call ends and lets others resume: mpv plays again.
+        _ = try other.call("audio.deactivate", ["session": "call", "notifyOthers": true])
+        _ = try f.waitForPlayer(watcher, deadline: 5) { ($0["rate"]?.doubleValue ?? 0) > 0 }
+        #expect(try f.probe().get("pause") == false)
+    }
+}
