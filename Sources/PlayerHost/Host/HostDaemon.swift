@@ -16,6 +16,8 @@ public final class HostDaemon {
     /// Monotonic start time, for `host.stats` uptime.
     let startedAt = EventLoop.hrtime()
     public private(set) var isShuttingDown = false
+    /// How long shutdown waits for clients to take their last replies.
+    public var shutdownGraceMilliseconds: UInt64 = 2000
     /// Runs during shutdown after clients were told and before handles close (stop players,
     /// save state). Later parts of the host add their steps here.
     public var shutdownSteps: [(String, () -> Void)] = []
@@ -92,6 +94,7 @@ public final class HostDaemon {
         }
         // Signals first: starting plugins runs the loop, and a SIGTERM then must still shut down in order.
         startPlugins()
+        guard !isShuttingDown else { return }
         logger.info("playerhostd \(HostVersion.string) listening on \(options.socketPath) (pid \(getpid()))")
         if let fd = options.readyFD {
             _ = write(fd, "R", 1)
@@ -105,10 +108,12 @@ public final class HostDaemon {
         for (name, error) in inProcess.failures { logger.error("plugin \(name) failed: \(error)") }
         // Built-ins set up the host's own sessions: let them finish before saying ready.
         var rounds = 0
-        while inProcess.pendingCalls > 0 && rounds < 10_000 {
+        while inProcess.pendingCalls > 0 && rounds < 10_000 && !isShuttingDown {
             loop.run(.once)
             rounds += 1
         }
+        // A SIGTERM while built-ins were setting up: start nothing more.
+        guard !isShuttingDown else { return }
         let env = SocketLocation.currentEnvironment()
         let directory = options.config.effectivePluginDirectory(environment: env)
         var specs = PluginSupervisor.discover(directory: directory)
@@ -142,6 +147,15 @@ public final class HostDaemon {
         // and try to reconnect.
         supervisor?.stopAll()
         server.closeAll(reason: "host shutting down")
+        // A client that never reads would hold its flush forever: past the deadline, cut it off.
+        // Unreferenced, the timer never keeps the loop alive by itself.
+        if let deadline = try? Timer(loop: loop) {
+            deadline.isReferenced = false
+            deadline.start(after: shutdownGraceMilliseconds) { [unowned self] in
+                self.server.closeAllNow(reason: "shutdown deadline")
+                deadline.close()
+            }
+        }
         for (name, step) in shutdownSteps {
             logger.debug("shutdown: \(name)")
             step()

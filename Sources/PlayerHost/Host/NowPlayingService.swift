@@ -19,6 +19,12 @@ public final class NowPlayingService {
 
     private var deadlineTimer: Timer?
     private var armedDeadline: MonotonicInstant?
+    /// After `close()` (shutdown) no timer is armed again, whatever later disconnects change.
+    private var isClosed = false
+    /// Events waiting while a publication is under way (a slow subscriber cut off mid-delivery
+    /// disconnects, which publishes again): delivered after, in order.
+    private var backlog: [ModelEvent] = []
+    private var isPublishing = false
     /// Events published since start.
     public private(set) var eventsPublished = 0
 
@@ -75,6 +81,7 @@ public final class NowPlayingService {
 
     private func rearm(_ deadline: MonotonicInstant?) {
         armedDeadline = deadline
+        guard !isClosed else { return }
         guard let deadline else {
             deadlineTimer?.stop()
             return
@@ -104,6 +111,10 @@ public final class NowPlayingService {
     /// Carries a command to its end: finished → the promise gets `{session, status}`; waiting on
     /// an out-of-process target → a `command.handle` request with a timeout, then on.
     func drive(_ progress: CommandProgress, promise: RPCPromise?) {
+        if isClosed, case .awaiting = progress {
+            promise?.complete(.failure(RPCError(.shuttingDown, "the host is shutting down")))
+            return
+        }
         switch progress {
         case .finished(let outcome):
             promise?.complete(.success(outcome.toJSON()))
@@ -157,6 +168,18 @@ public final class NowPlayingService {
     /// event with the whole current value.
     func publish(_ events: [ModelEvent]) {
         guard !events.isEmpty else { return }
+        backlog += events
+        guard !isPublishing else { return }
+        isPublishing = true
+        defer { isPublishing = false }
+        while !backlog.isEmpty {
+            let batch = backlog
+            backlog.removeAll()
+            deliver(batch)
+        }
+    }
+
+    private func deliver(_ events: [ModelEvent]) {
         let all = connections()
         var nowPlayingTouched = false
         for event in events {
@@ -218,6 +241,7 @@ public final class NowPlayingService {
 
     /// Stops the deadline timer (shutdown).
     func close() {
+        isClosed = true
         deadlineTimer?.close()
         deadlineTimer = nil
     }

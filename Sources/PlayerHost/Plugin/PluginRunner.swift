@@ -100,6 +100,10 @@ public final class PluginRunner {
     }
 
     private func connected(_ stream: PipeStream) {
+        guard !stopping else {
+            stream.close()
+            return
+        }
         let c = PluginContext(loop: loop, name: plugin.name, stream: stream)
         do { try c.start() } catch {
             c.close()

@@ -20,6 +20,11 @@ public final class RPCConnection {
     /// Asks the transport to write `output` when bytes were added outside `receive` (an event,
     /// a late reply, a request to the client).
     public var onOutput: (() -> Void)?
+    /// Reply bytes ready but held behind an earlier reply that is not (they count toward the
+    /// client's output limit like bytes queued on the socket).
+    public private(set) var heldReplyBytes = 0
+    /// Set by `close()`.
+    public private(set) var isClosed = false
 
     private var framer: LineFramer
     private var inReceive = false
@@ -63,6 +68,7 @@ public final class RPCConnection {
 
     /// Sends a notification (e.g. an event) to the client.
     public func notify(method: String, params: JSON) {
+        guard !isClosed else { return }
         RPCEncoder.notification(method: method, params: params, into: &output)
         requestFlush()
     }
@@ -71,6 +77,10 @@ public final class RPCConnection {
     /// `failOutgoing` (timeout, disconnect). Returns the request id.
     @discardableResult
     public func request(method: String, params: JSON, completion: @escaping (Result<JSON, RPCError>) -> Void) -> Int64 {
+        guard !isClosed else {
+            completion(.failure(RPCError(.shuttingDown, "the connection is closed")))
+            return 0
+        }
         let rid = nextOutgoingID
         nextOutgoingID += 1
         outgoing[rid] = completion
@@ -144,10 +154,12 @@ public final class RPCConnection {
             switch r {
             case .none: break
             case .reply(let id, let result):
-                slot.fill(i, RPCEncoder.reply(id: id, result))
+                heldReplyBytes += slot.fill(i, RPCEncoder.reply(id: id, result))
             case .pending(let id, let promise):
-                promise.onComplete { [unowned self, slot] result in
-                    slot.fill(i, RPCEncoder.reply(id: id, result))
+                // Weak: the client may be gone by the time the answer comes; it is then dropped.
+                promise.onComplete { [weak self, slot] result in
+                    guard let self, !self.isClosed else { return }
+                    self.heldReplyBytes += slot.fill(i, RPCEncoder.reply(id: id, result))
                     self.drain()
                 }
             }
@@ -184,14 +196,15 @@ public final class RPCConnection {
                 requestFlush()
             } else {
                 let slot = ReplySlot(parts: 0)
-                slot.single = RPCEncoder.reply(id: id, result)
+                heldReplyBytes += slot.setSingle(RPCEncoder.reply(id: id, result))
                 enqueue(slot)
             }
         case .pending(let id, let promise):
             let slot = ReplySlot(parts: 0)
             enqueue(slot)
-            promise.onComplete { [unowned self, slot] result in
-                slot.single = RPCEncoder.reply(id: id, result)
+            promise.onComplete { [weak self, slot] result in
+                guard let self, !self.isClosed else { return }
+                self.heldReplyBytes += slot.setSingle(RPCEncoder.reply(id: id, result))
                 self.drain()
             }
         }
@@ -206,6 +219,7 @@ public final class RPCConnection {
         var wrote = false
         while slotHead < slots.count, let bytes = slots[slotHead].bytes() {
             output.append(contentsOf: bytes)
+            heldReplyBytes -= slots[slotHead].byteCount
             slotHead += 1
             wrote = true
         }
@@ -214,6 +228,17 @@ public final class RPCConnection {
             slotHead = 0
         }
         if wrote { requestFlush() }
+    }
+
+    /// Marks the connection gone: late answers to its deferred requests are dropped, nothing more
+    /// is produced. Idempotent.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        onOutput = nil
+        slots.removeAll()
+        slotHead = 0
+        heldReplyBytes = 0
     }
 
     private func requestFlush() {
@@ -228,18 +253,32 @@ public final class RPCConnection {
 
 /// One reply (or one batch's replies) that may not be ready yet.
 final class ReplySlot {
-    var single: [UInt8]?
+    private var single: [UInt8]?
     private var parts: [[UInt8]?]
     private var missing: Int
+    /// Bytes filled in so far.
+    private(set) var byteCount = 0
 
     init(parts: Int) {
         self.parts = Array(repeating: nil, count: parts)
         self.missing = parts
     }
 
-    func fill(_ i: Int, _ bytes: [UInt8]) {
-        if parts[i] == nil { missing -= 1 }
+    /// Fills batch member `i`; returns the bytes added.
+    func fill(_ i: Int, _ bytes: [UInt8]) -> Int {
+        guard parts[i] == nil else { return 0 }
+        missing -= 1
         parts[i] = bytes
+        byteCount += bytes.count
+        return bytes.count
+    }
+
+    /// Sets the reply of a single request; returns the bytes added.
+    func setSingle(_ bytes: [UInt8]) -> Int {
+        guard single == nil else { return 0 }
+        single = bytes
+        byteCount += bytes.count
+        return bytes.count
     }
 
     /// The bytes to send, once everything is known.

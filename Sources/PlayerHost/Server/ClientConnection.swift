@@ -26,10 +26,14 @@ final class ClientConnection {
         }
         try stream.startReading(
             onRead: { [unowned self] bytes in
-                let disposition = self.rpc.receive(bytes)
-                self.flush()
+                // Strong for the whole callback: flush() may close the connection, dropping the
+                // server's reference, and we still read isClosed after it.
+                let me = self
+                let disposition = me.rpc.receive(bytes)
+                me.flush()
+                guard !me.isClosed else { return }
                 if case .closeAfterFlush(let reason) = disposition {
-                    self.closeAfterFlush(reason: reason)
+                    me.closeAfterFlush(reason: reason)
                 }
             },
             onEnd: { [unowned self] error in
@@ -39,11 +43,15 @@ final class ClientConnection {
 
     /// Writes pending output; cuts the client off if it is not keeping up.
     func flush() {
-        guard !isClosed, !rpc.output.isEmpty else { return }
-        rpc.output.withUnsafeBytes { stream.write($0) }
-        rpc.output.removeAll(keepingCapacity: rpc.output.capacity <= 1 << 20)
-        if stream.pendingWriteBytes > maxOutput {
-            let reason = "client is not reading: \(stream.pendingWriteBytes) bytes queued (limit \(maxOutput))"
+        guard !isClosed else { return }
+        if !rpc.output.isEmpty {
+            rpc.output.withUnsafeBytes { stream.write($0) }
+            rpc.output.removeAll(keepingCapacity: rpc.output.capacity <= 1 << 20)
+        }
+        // Replies held behind a slow one count too, or a client could pile up memory behind it.
+        let queued = stream.pendingWriteBytes + rpc.heldReplyBytes
+        if !isClosed && queued > maxOutput {
+            let reason = "client is not reading: \(queued) bytes queued (limit \(maxOutput))"
             server.logger.warning("disconnecting client \(rpc.id): \(reason)")
             close(reason: reason)
         }
@@ -64,7 +72,7 @@ final class ClientConnection {
         guard !isClosed else { return }
         isClosed = true
         server.logger.debug("connection \(rpc.id) closed: \(reason)")
-        rpc.onOutput = nil
+        rpc.close()
         stream.close()
         server.connectionClosed(self)
     }

@@ -149,6 +149,11 @@ public final class ControlServer {
         unlink(path)
     }
 
+    /// Closes every connection now, dropping unwritten output (the shutdown deadline).
+    public func closeAllNow(reason: String) {
+        for id in clients.keys.sorted() { clients[id]?.close(reason: reason) }
+    }
+
     /// Closes every connection after its queued output is written.
     public func closeAll(reason: String) {
         for id in clients.keys.sorted() { clients[id]?.closeAfterFlush(reason: reason) }

@@ -38,7 +38,9 @@ final class MPVController {
     private(set) var connection: MPVConnection?
     var state = MPVState()
     /// Work waiting for mpv's IPC to be up (a `load` during a restart).
-    private var whenConnected: [() -> Void] = []
+    /// Work waiting for mpv's IPC, each with how to fail it: every waiter is answered on every
+    /// path (a reply never given would hold every later reply of the plugin's connection).
+    private var whenConnected: [(run: () -> Void, fail: (MPVError) -> Void)] = []
     /// Callbacks for mpv's next `playback-restart` (or the end of a file that failed).
     var restartWaiters: [() -> Void] = []
     private var restartTimer: Timer?
@@ -153,7 +155,14 @@ final class MPVController {
         if let r = restore { beginRestore(r, c) } else { scheduleSync() }
         let work = whenConnected
         whenConnected.removeAll()
-        for w in work { w() }
+        for w in work { w.run() }
+    }
+
+    /// Answers every waiter with `error` (mpv stopped or gave up).
+    private func failWaiters(_ error: MPVError) {
+        let work = whenConnected
+        whenConnected.removeAll()
+        for w in work { w.fail(error) }
     }
 
     private func exited(_ exit: ChildProcess.Exit) {
@@ -195,6 +204,7 @@ final class MPVController {
         guard quickDeaths <= 5 else {
             phase = .failed
             log("mpv for session \(session) \(reason); gave up after \(quickDeaths) quick failures")
+            failWaiters(MPVError("mpv keeps dying (\(reason)); gave up after \(quickDeaths) quick failures"))
             return
         }
         phase = .restarting
@@ -219,7 +229,7 @@ final class MPVController {
         syncTimer = nil
         connection?.close()
         connection = nil
-        whenConnected.removeAll()
+        failWaiters(MPVError("the session's mpv was stopped"))
         fireRestartWaiters()
         let done = syncDone
         syncDone.removeAll()
@@ -232,9 +242,9 @@ final class MPVController {
     }
 
     /// Runs `work` once mpv's IPC is up (at once if it is), starting mpv if needed.
-    func whenReady(_ work: @escaping () -> Void) {
+    func whenReady(_ work: @escaping () -> Void, otherwise fail: @escaping (MPVError) -> Void) {
         if phase == .running, connection != nil { return work() }
-        whenConnected.append(work)
+        whenConnected.append((work, fail))
         if phase == .stopped || phase == .failed { start() }
     }
 
@@ -376,7 +386,7 @@ final class MPVController {
     /// Loads `urls` (appended, or replacing the queue); `completion` gets nil once mpv took them
     /// and, if they started playback, once the first one plays and the host knows it.
     func load(_ urls: [String], replace: Bool, _ completion: @escaping (MPVError?) -> Void) {
-        whenReady { [weak self] in
+        whenReady({ [weak self] in
             guard let self, let c = self.connection else { return completion(MPVError("mpv is not running")) }
             let starts = replace || !self.state.hasItems || self.state.current == nil
             var firstError: MPVError?
@@ -394,7 +404,7 @@ final class MPVController {
                     }
                 }
             }
-        }
+        }, otherwise: { completion($0) })
     }
 
     /// An audio interruption of the session: mpv pauses, and resumes at its end if it was

@@ -1,0 +1,144 @@
+import Glibc
+import Testing
+@testable import PlayerHost
+
+/// Crashes and hangs a review found, each reproduced against the real daemon: late answers for
+/// callers that left, a writer that cannot be written to, clients that never read during
+/// shutdown, a deadline timer re-armed during shutdown, and replies piling up behind a slow one.
+@Suite(.serialized) struct HostileLifecycleTests {
+    func request(_ method: String, _ params: JSON, id: Int64 = 7) -> [UInt8] {
+        var out: [UInt8] = []
+        RPCEncoder.request(method: method, params: params, id: id, into: &out)
+        return out
+    }
+
+    func daemon(config: String = "command_timeout_ms = 200\n", _ args: [String] = []) throws -> DaemonHarness {
+        let d = try DaemonHarness()
+        _ = try runShell("cat > '\(d.directory)/c.toml' <<'EOF'\n\(config)EOF")
+        #expect(try d.start(["--config", d.directory + "/c.toml"] + args))
+        return d
+    }
+
+    @Test func aProvidedMethodAnsweredAfterItsCallerLeft() throws {
+        let d = try daemon()
+        defer { d.close() }
+        let provider = try d.client()
+        try provider.call("plugin.provide", ["methods": ["x.slow"]])
+        var caller: ControlClient? = try d.client()
+        try caller!.send(request("x.slow", [:]))
+        let forwarded = try provider.readMessage()
+        #expect(forwarded["method"] == "x.slow")
+        caller!.close()
+        caller = nil
+        #expect(try d.client().call("host.ping") == "pong")  // the close has been processed
+        try provider.send(Array((#"{"jsonrpc":"2.0","result":"late","id":\#(forwarded["id"]!.jsonString)}"# + "\n").utf8))
+        #expect(try provider.call("host.ping") == "pong", "the daemon survived the late answer")
+        #expect(d.exit == nil)
+    }
+
+    @Test func aCommandThatTimesOutAfterItsSenderLeft() throws {
+        let d = try daemon()
+        defer { d.close() }
+        let handler = try d.client()
+        try handler.call("session.create", ["id": "s", "kind": "main"])
+        try handler.call("command.addTarget", ["session": "s", "command": "play"])
+        try handler.call("command.enable", ["session": "s", "command": "play", "enabled": true])
+        let watcher = try d.client()
+        try watcher.call("events.subscribe", ["topics": ["commands"]])
+        var sender: ControlClient? = try d.client()
+        try sender!.send(request("command.send", ["command": "play", "session": "s"]))
+        _ = try handler.readMessage()  // the command.handle request; never answered
+        sender!.close()
+        sender = nil
+        // The 200 ms timeout ends the command: commandHandled, then the daemon is still here.
+        var handled = false
+        while !handled {
+            let n = try watcher.nextNotification(timeout: 10)
+            handled = n["params"]?["type"] == "commandHandled"
+        }
+        #expect(try watcher.call("host.ping") == "pong")
+        #expect(d.exit == nil)
+    }
+
+    @Test func aPeerThatShutItsReadSideAndSendsAnOverlongLine() throws {
+        let d = try daemon()
+        defer { d.close() }
+        let script = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.shutdown(socket.SHUT_RD)
+            try:
+                s.sendall(b'x' * (1100 * 1024))
+            except OSError:
+                pass
+            print("sent")
+            """
+        let r = try runShell("timeout 20 python3 -c '\(script.replacingQuote())' '\(d.socketPath)'")
+        #expect(r.output.contains("sent"))
+        #expect(try d.client().call("host.ping") == "pong", "the daemon survived")
+        #expect(d.exit == nil)
+    }
+
+    @Test func sigtermDoesNotWaitForeverOnAClientThatNeverReads() throws {
+        let d = try daemon()
+        defer { d.close() }
+        let hog = try d.client()
+        let burst = Array(String(repeating: #"{"jsonrpc":"2.0","method":"rpc.discover","id":1}"# + "\n", count: 200).utf8)
+        for _ in 0..<10 { try hog.send(burst) }
+        #expect(try d.client().call("host.ping") == "pong")
+        // Exits within the 2 s shutdown grace (the deadline here is generous, not a measurement).
+        #expect(d.stop(signal: SIGTERM, deadline: 15)?.status == 0)
+        #expect(d.stderrText.contains("shutdown deadline") || d.stderrText.contains("client is not reading"))
+    }
+
+    @Test func sigtermWithPlayingSessionsOfAClientAndOfTheHost() throws {
+        let d = try daemon(config: """
+            [[session]]
+            id = "main"
+            kind = "main"
+            autoplay = true
+            repeat = "all"
+              [[session.item]]
+              title = "a"
+              duration = 1
+
+            """)
+        defer { d.close() }
+        let app = try d.client()
+        try app.call("host.hello", ["name": "app"])
+        try app.call("session.create", ["id": "mine", "kind": "main"])
+        try app.call("player.load", ["session": "mine", "items": [["title": "b", "duration": 3]]])
+        try app.call("player.play", ["session": "mine"])
+        // The app's connection closes during shutdown, which changes the deadline: no new timer.
+        #expect(d.stop(signal: SIGTERM, deadline: 15)?.status == 0)
+        #expect(access(d.socketPath, F_OK) != 0)
+    }
+
+    @Test func repliesHeldBehindASlowOneCountTowardTheOutputLimit() throws {
+        let d = try daemon(config: "", ["--max-output-bytes", "65536"])
+        defer { d.close() }
+        let hog = try d.client(timeout: 20)
+        try hog.call("plugin.provide", ["methods": ["slow.never"]])
+        // Call it ourselves and never answer the forwarded request: everything after waits.
+        try hog.send(request("slow.never", [:], id: 1))
+        let burst = Array(String(repeating: #"{"jsonrpc":"2.0","method":"rpc.discover","id":2}"# + "\n", count: 50).utf8)
+        var cutOff = false
+        for _ in 0..<100 {
+            do { try hog.send(burst) } catch {
+                cutOff = true
+                break
+            }
+        }
+        if !cutOff {
+            // The writes fit in socket buffers; the hang-up then shows on reading.
+            // Only a hang-up counts; a timeout would mean the replies just sit there.
+            hog.timeout = 5
+            do { while true { _ = try hog.readMessage() } } catch {
+                if case .closed = error { cutOff = true }
+            }
+        }
+        #expect(cutOff)
+        #expect(try d.client().call("host.ping") == "pong")
+        #expect(d.stop()?.status == 0)
+        #expect(d.stderrText.contains("client is not reading"))
+    }
+}
