@@ -53,6 +53,8 @@ final class MPVController {
     private(set) var restarts = 0
     var restore: Restore?
     var restoreStage: RestoreStage?
+    /// Times a restore had to select its entry again (mpv's start-up race); bounded.
+    private var restoreAttempts = 0
     /// A file is opening: between `start-file` and `playback-restart` its tags are not known yet.
     var loadingFile = false
     /// A seek was sent and has not landed: `time-pos` would still say where it was.
@@ -315,6 +317,7 @@ final class MPVController {
     private func beginRestore(_ r: Restore, _ c: MPVConnection) {
         guard !r.urls.isEmpty else { restore = nil; return scheduleSync() }
         restoreStage = .loading
+        restoreAttempts = 0
         holdSince = EventLoop.hrtime()
         // Paused while it loads and seeks, so nothing is heard from the wrong place.
         c.command(["set_property", "pause", true])
@@ -328,14 +331,33 @@ final class MPVController {
     /// restart belonged to the restore.
     private func advanceRestore() -> Bool {
         guard let stage = restoreStage, let r = restore, let c = connection else { return false }
-        if stage == .loading, r.position > 0.5 {
-            restoreStage = .seeking
-            seeking = true
-            c.command(["seek", .double(r.position), "absolute+exact"])
-            return true
+        guard stage == .loading else {
+            finishRestore()
+            return false
         }
-        finishRestore()
-        return false
+        // Just after start-up mpv sometimes starts the first appended entry itself, ahead of our
+        // playlist-play-index (seen in about 1 of 4 fresh starts): check which entry is playing
+        // and select the right one again, a few times at most, before seeking.
+        let want = min(r.index, r.urls.count - 1)
+        c.get("playlist-pos") { [weak self] result in
+            guard let self, self.restoreStage == .loading, self.restore != nil, let c = self.connection else { return }
+            let pos = (try? result.get())?.intValue ?? -1
+            if pos != want && self.restoreAttempts < 3 {
+                self.restoreAttempts += 1
+                self.log("mpv for session \(self.session) started entry \(pos + 1), not \(want + 1); selecting it again")
+                c.command(["playlist-play-index", .int(Int64(want))])
+                return  // its playback restart comes back here
+            }
+            if r.position > 0.5 {
+                self.restoreStage = .seeking
+                self.seeking = true
+                c.command(["seek", .double(r.position), "absolute+exact"])
+            } else {
+                self.finishRestore()
+                self.fireRestartWaiters()
+            }
+        }
+        return true
     }
 
     private func finishRestore() {
