@@ -8,10 +8,8 @@ enum ModelParams {
 
     /// Runs a throwing model parse, mapping its error.
     static func wrap<T>(_ body: () throws -> T) throws(RPCError) -> T {
-        do { return try body() } catch let e as ModelError {
-            throw RPCError(code: e.code.rawValue, message: e.message, data: e.detail)
-        } catch {
-            throw RPCError(.invalidArgument, "\(error)")
+        do { return try body() } catch {
+            throw .from(error) { RPCError(.invalidArgument, $0) }
         }
     }
 
@@ -40,5 +38,17 @@ extension HostMethods {
         all += arbiterMethods(np)
         all += eventMethods(np)
         return all
+    }
+}
+
+extension RPCError {
+    /// The protocol error for whatever a model operation threw: a `ModelError` keeps its code
+    /// (the two share one table), an `RPCError` passes as is, anything else becomes `fallback`.
+    static func from(_ error: any Error, fallback: (String) -> RPCError) -> RPCError {
+        switch error {
+        case let e as ModelError: return RPCError(code: e.code.rawValue, message: e.message, data: e.detail)
+        case let e as RPCError: return e
+        default: return fallback("\(error)")
+        }
     }
 }

@@ -43,12 +43,8 @@ public final class NowPlayingService {
         let result: ModelResult<T>
         do {
             result = try body(&model, now)
-        } catch let e as ModelError {
-            throw RPCError(code: e.code.rawValue, message: e.message, data: e.detail)
-        } catch let e as RPCError {
-            throw e
         } catch {
-            throw RPCError.internalError("\(error)")
+            throw .from(error, fallback: RPCError.internalError)
         }
         apply(result.actions)
         publish(result.events)
@@ -57,12 +53,8 @@ public final class NowPlayingService {
 
     /// Reads the model at the current instant (no state change).
     public func read<T>(_ body: (NowPlayingModel, MonotonicInstant) throws -> T) throws(RPCError) -> T {
-        do { return try body(model, now) } catch let e as ModelError {
-            throw RPCError(code: e.code.rawValue, message: e.message, data: e.detail)
-        } catch let e as RPCError {
-            throw e
-        } catch {
-            throw RPCError.internalError("\(error)")
+        do { return try body(model, now) } catch {
+            throw .from(error, fallback: RPCError.internalError)
         }
     }
 
