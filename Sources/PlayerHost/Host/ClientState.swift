@@ -2,13 +2,10 @@
 public final class ClientState {
     /// The name given in `host.hello`; nil until then (the connection is not an app).
     public var appName: String?
-    public var appVersion: String?
     /// Event topics the client subscribed to.
     public var topics: Set<String> = []
 
     public init() {}
-
-    public var isApp: Bool { appName != nil }
 }
 
 extension RPCConnection {

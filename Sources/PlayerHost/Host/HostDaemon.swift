@@ -18,15 +18,8 @@ public final class HostDaemon {
     public private(set) var isShuttingDown = false
     /// How long shutdown waits for clients to take their last replies.
     public var shutdownGraceMilliseconds: UInt64 = 2000
-    /// Runs during shutdown after clients were told and before handles close (stop players,
-    /// save state). Later parts of the host add their steps here.
-    public var shutdownSteps: [(String, () -> Void)] = []
-    /// Runs on SIGHUP.
-    public var onReload: (() -> Void)?
     /// Compiled-in plugins to attach at start (playerhostd passes `BuiltinPlugins.all`).
     public var plugins: [SessionPlugin] = []
-    /// Plugin executables to supervise, besides those found in the plugin directory.
-    public var pluginExecutables: [PluginSupervisor.Spec] = []
     let inProcess = InProcessPlugins()
     let provided: ProvidedMethods
     public private(set) var supervisor: PluginSupervisor?
@@ -73,8 +66,6 @@ public final class HostDaemon {
         provided.connection = { [unowned self] id in self.server.connection(id: id) }
         nowPlaying.connection = { [unowned self] id in self.server.connection(id: Int(id)) }
         nowPlaying.connections = { [unowned self] in self.server.connections }
-        shutdownSteps.append(("stop built-in plugins", { [unowned self] in self.inProcess.detachAll() }))
-        shutdownSteps.append(("stop players", { [unowned self] in self.nowPlaying.close() }))
         do {
             for sig in [SIGTERM, SIGINT] {
                 let w = try SignalWatcher(loop: loop)
@@ -84,9 +75,9 @@ public final class HostDaemon {
                 signals.append(w)
             }
             let hup = try SignalWatcher(loop: loop)
+            // Caught so a stray SIGHUP does not kill the daemon; reloading is not built yet.
             try hup.start(signal: SIGHUP) { [unowned self] _ in
-                self.logger.info("SIGHUP: reloading configuration")
-                self.onReload?()
+                self.logger.notice("SIGHUP received: configuration reload is not supported yet; restart to apply changes")
             }
             signals.append(hup)
         } catch {
@@ -120,7 +111,6 @@ public final class HostDaemon {
         for p in options.config.plugins ?? [] {
             specs.append(.init(name: p.name ?? SocketLocation.basename(of: p.path), path: p.path, arguments: p.args ?? []))
         }
-        specs += pluginExecutables
         guard !specs.isEmpty else { return }
         let sup = PluginSupervisor(loop: loop, socketPath: options.socketPath, logger: logger)
         supervisor = sup
@@ -156,10 +146,8 @@ public final class HostDaemon {
                 deadline.close()
             }
         }
-        for (name, step) in shutdownSteps {
-            logger.debug("shutdown: \(name)")
-            step()
-        }
+        inProcess.detachAll()
+        nowPlaying.close()  // after this no player timer is armed again
         for s in signals { s.close() }
         signals.removeAll()
     }

@@ -16,7 +16,6 @@ enum HostMethods {
                     try host.nowPlaying.perform { m, t in try m.registerApp(name: name, client: ClientID(call.connection.id), now: t) }
                 }
                 client.appName = name
-                client.appVersion = try call.params.optionalString("version")
                 return [
                     "protocol": .int(Int64(HostVersion.protocolVersion)),
                     "version": .string(HostVersion.string),

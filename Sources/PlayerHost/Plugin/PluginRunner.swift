@@ -20,8 +20,6 @@ public final class PluginRunner {
     private var wakeup: AsyncWakeup?
     /// The supervising daemon's pid when the daemon started this process (`$PLAYERHOST_SUPERVISOR_PID`).
     private let supervisorPID: pid_t? = getenv("PLAYERHOST_SUPERVISOR_PID").flatMap { pid_t(String(cString: $0)) }
-    /// How many times the plugin was attached (tests and logs).
-    public private(set) var attachCount = 0
 
     /// `socketPath` nil: `--socket PATH` from the command line, `$PLAYERHOST_SOCKET`, or the default.
     public init(plugin: SessionPlugin, socketPath: String? = nil) {
@@ -43,8 +41,6 @@ public final class PluginRunner {
     /// The thread-safe way to stop this runner (the rest of it belongs to its loop's thread).
     public var stopHandle: StopHandle { StopHandle(wakeup: wakeup) }
 
-    /// Whether the plugin is attached to a live connection now.
-    public var isAttached: Bool { context != nil }
 
     /// Runs until SIGTERM/SIGINT; returns the exit status.
     @discardableResult
@@ -119,7 +115,6 @@ public final class PluginRunner {
         }
         let attach = { [unowned self] in
             self.backoffMS = 100
-            self.attachCount += 1
             self.plugin.attach(c)
         }
         if plugin.actsForHost {

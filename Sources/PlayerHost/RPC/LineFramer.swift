@@ -16,9 +16,6 @@ public struct LineFramer {
         self.maxLine = maxLine
     }
 
-    /// Bytes of an unfinished line held so far.
-    public var bufferedCount: Int { partial.count }
-
     /// Feeds a chunk; `line` runs for every complete line (without its `\n` or a `\r` before it).
     public mutating func feed(
         _ chunk: UnsafeRawBufferPointer,

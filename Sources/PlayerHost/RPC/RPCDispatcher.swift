@@ -80,9 +80,7 @@ public final class RPCDispatcher {
         do {
             if !params.isEmpty || !method.params.isEmpty { try method.validate(params) }
             if !connection.isInternal { requestsServed += 1 }
-            outcome = try method.handler(RPCCall(
-                method: name, params: RPCParams(params), connection: connection,
-                expectsReply: !isNotification))
+            outcome = try method.handler(RPCCall(method: name, params: RPCParams(params), connection: connection))
         } catch {
             return isNotification ? .none : .reply(id: id, .failure(error))
         }

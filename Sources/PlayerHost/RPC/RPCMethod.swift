@@ -72,8 +72,6 @@ public struct RPCCall {
     /// The connection, for per-client state (`RPCConnection.context`) and for sending it
     /// notifications or requests.
     public unowned let connection: RPCConnection
-    /// False for a notification: the result will be dropped.
-    public let expectsReply: Bool
 }
 
 /// A method of the protocol: its name, documentation and handler. The dispatcher and

@@ -6,11 +6,6 @@ public struct RPCParams: Sendable {
 
     public subscript(name: String) -> JSON? { values[name] }
 
-    public func has(_ name: String) -> Bool {
-        if let v = values[name], !v.isNull { return true }
-        return false
-    }
-
     private func wrongType(_ name: String, _ expected: String) -> RPCError {
         RPCError.invalidParams("'\(name)' must be \(expected)", param: name)
     }

@@ -136,11 +136,6 @@ public final class ControlServer {
         onDisconnect?(client.rpc)
     }
 
-    /// Closes one connection at once.
-    public func disconnect(_ rpc: RPCConnection, reason: String) {
-        clients[rpc.id]?.close(reason: reason)
-    }
-
     /// Stops accepting and removes the socket file; existing connections go on.
     public func stopAccepting() {
         guard let listener else { return }
