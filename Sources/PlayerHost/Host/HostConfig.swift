@@ -22,11 +22,12 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var socket: String?
     /// Log level (the command line's `--log-level` wins).
     public var logLevel: String?
-    /// The now-playing coalescing window, in milliseconds.
+    /// The now-playing coalescing window, in milliseconds. Accepted but not applied yet: events
+    /// are delivered as they happen (coalescing is SPEC §1's next step).
     public var coalesceMilliseconds: Int?
     /// How long an out-of-process command target may take before `commandFailed`, in ms.
     public var commandTimeoutMilliseconds: Int?
-    /// Values that never replace real metadata of the playing item.
+    /// Values that never replace real metadata of the playing item. Accepted but not applied yet.
     public var placeholders: [String]?
     /// Sessions to create at start (owned by the host; they survive clients).
     public var sessions: [SessionConfig]
