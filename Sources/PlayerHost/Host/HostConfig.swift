@@ -35,6 +35,8 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var pluginDirectory: String?
     /// Plugin executables named explicitly.
     public var plugins: [PluginConfig]?
+    /// `[mpris]`: the MPRIS2 export on the session bus.
+    public var mpris: MPRISConfig?
 
     public init(sessions: [SessionConfig] = []) { self.sessions = sessions }
 
@@ -47,6 +49,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case sessions = "session"
         case pluginDirectory = "plugin_dir"
         case plugins = "plugin"
+        case mpris
     }
 
     public init(from decoder: Decoder) throws {
@@ -59,6 +62,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         sessions = try c.decodeIfPresent([SessionConfig].self, forKey: .sessions) ?? []
         pluginDirectory = try c.decodeIfPresent(String.self, forKey: .pluginDirectory)
         plugins = try c.decodeIfPresent([PluginConfig].self, forKey: .plugins)
+        mpris = try c.decodeIfPresent(MPRISConfig.self, forKey: .mpris)
     }
 
     /// The plugin directory in effect.
@@ -140,6 +144,13 @@ public struct HostConfig: Codable, Sendable, Equatable {
     private static func path(_ keys: [CodingKey]) -> String {
         keys.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined().trimmingLeadingDot()
     }
+}
+
+/// `[mpris]`: whether the Now Playing session is exported as an MPRIS2 player (default on).
+public struct MPRISConfig: Codable, Sendable, Equatable {
+    public var enabled: Bool?
+
+    public init(enabled: Bool? = nil) { self.enabled = enabled }
 }
 
 /// A plugin executable the config names (`[[plugin]]`).

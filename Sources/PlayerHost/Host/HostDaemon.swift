@@ -23,6 +23,8 @@ public final class HostDaemon {
     let inProcess = InProcessPlugins()
     let provided: ProvidedMethods
     public private(set) var supervisor: PluginSupervisor?
+    /// The MPRIS2 export of the Now Playing session (see `MPRISBridge`).
+    public private(set) var mpris: MPRISBridge?
 
     public init(options: HostOptions, logger: Logger) throws(HostError) {
         self.options = options
@@ -83,6 +85,7 @@ public final class HostDaemon {
         } catch {
             throw .loop(error)
         }
+        startMPRIS()
         // Signals first: starting plugins runs the loop, and a SIGTERM then must still shut down in order.
         startPlugins()
         guard !isShuttingDown else { return }
@@ -92,6 +95,26 @@ public final class HostDaemon {
             close(fd)
         }
         SystemdNotifier.notify("READY=1\nMAINPID=\(getpid())", socket: options.notifySocket)
+    }
+
+    private func startMPRIS() {
+        let env = SocketLocation.currentEnvironment()
+        let bridge = MPRISBridge(loop: loop, logger: logger, service: nowPlaying,
+                                 address: DBusConnection.sessionBusAddress(environment: env),
+                                 enabled: options.config.mpris?.enabled ?? true)
+        bridge.canOpen = { [unowned self] in self.provided.isProvided("mpv.open") }
+        bridge.opener = { [unowned self] uri in
+            guard let promise = try? self.provided.request("mpv.open", params: ["urls": [.string(uri)]]) else {
+                return .failure(.notSupported("no player plugin can open URIs"))
+            }
+            promise.onComplete { [weak self] result in
+                if case .failure(let e) = result { self?.logger.warning("MPRIS OpenUri \(uri): \(e.message)") }
+            }
+            return .success(())
+        }
+        nowPlaying.onPublish = { [weak bridge] events in bridge?.receive(events) }
+        mpris = bridge
+        bridge.start()
     }
 
     private func startPlugins() {
@@ -148,6 +171,7 @@ public final class HostDaemon {
         }
         inProcess.detachAll()
         nowPlaying.close()  // after this no player timer is armed again
+        mpris?.close()
         for s in signals { s.close() }
         signals.removeAll()
     }

@@ -39,6 +39,7 @@ enum HostMethods {
                     "uptime": .double((host.uptime * 1000).rounded() / 1000),
                     "pid": .int(Int64(getpid())),
                     "timersArmed": .int(Int64(host.loop.activeHandleTypes.filter { $0 == "timer" }.count)),
+                    "mpris": host.mpris?.statsJSON ?? ["status": "stopped"],
                 ]
             },
             .sync("host.shutdown", summary: "Reply true, then shut down in order.", result: .boolean) { [unowned host] _ in

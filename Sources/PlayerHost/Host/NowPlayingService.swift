@@ -16,6 +16,8 @@ public final class NowPlayingService {
     var connection: (ClientID) -> RPCConnection? = { _ in nil }
     /// Every open connection, for subscribers.
     var connections: () -> [RPCConnection] = { [] }
+    /// Temporary hook until the Publisher's EventSink lands: every delivered batch (MPRIS).
+    var onPublish: (([ModelEvent]) -> Void)?
 
     private var deadlineTimer: Timer?
     private var armedDeadline: MonotonicInstant?
@@ -191,6 +193,7 @@ public final class NowPlayingService {
             }
         }
         if nowPlayingTouched { publishNowPlaying(to: all) }
+        onPublish?(events)
     }
 
     /// The current Now Playing value as a `nowPlaying` event, to subscribers of that topic (or to
