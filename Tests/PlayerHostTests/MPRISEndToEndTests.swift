@@ -128,6 +128,8 @@ import Testing
         try f.playerctl("pause")
         #expect(f.wait(m) { $0.contains("member=PropertiesChanged") })
         #expect(m.count("Seeked") == 1)
+        // Paused and connected: nothing ticks, the bus's timer included.
+        #expect(try f.harness.client().call("host.stats")["timersArmed"] == 0)
         f.stop(m)
     }
 

@@ -102,9 +102,10 @@ public final class HostDaemon {
         let bridge = MPRISBridge(loop: loop, logger: logger, service: nowPlaying,
                                  address: DBusConnection.sessionBusAddress(environment: env),
                                  enabled: options.config.mpris?.enabled ?? true)
-        bridge.canOpen = { [unowned self] in self.provided.isProvided("mpv.open") }
-        bridge.opener = { [unowned self] uri in
-            guard let promise = try? self.provided.request("mpv.open", params: ["urls": [.string(uri)]]) else {
+        // D-Bus callers reach these: weak, never unowned.
+        bridge.canOpen = { [weak self] in self?.provided.isProvided("mpv.open") ?? false }
+        bridge.opener = { [weak self] uri in
+            guard let self, let promise = try? self.provided.request("mpv.open", params: ["urls": [.string(uri)]]) else {
                 return .failure(.notSupported("no player plugin can open URIs"))
             }
             promise.onComplete { [weak self] result in

@@ -92,7 +92,8 @@ public final class MPRISBridge: DBusObjectHandler {
     /// `host.stats`' `mpris` object.
     var statsJSON: JSON {
         ["status": .string(status.rawValue), "busName": .string(Self.busName),
-         "signalsSent": .int(Int64(signalsSent)), "reconnects": .int(Int64(reconnects))]
+         "signalsSent": .int(Int64(signalsSent)), "reconnects": .int(Int64(reconnects)),
+         "messagesDispatched": .int(Int64(connection?.messagesProcessed ?? 0))]
     }
 
     // MARK: - Input

@@ -18,11 +18,16 @@ public struct MPRISNowPlaying: Sendable, Hashable {
         self.commands = commands
     }
 
+    /// A published Now Playing value and its session's command center.
+    public init(_ snapshot: NowPlayingSnapshot, commands: CommandCenter) {
+        self.init(session: snapshot.session, info: snapshot.info, playbackState: snapshot.playbackState,
+                  timestamp: snapshot.timestamp, commands: commands)
+    }
+
     /// The Now Playing session of `model` at `now`, or nil.
     public static func current(_ model: NowPlayingModel, now: MonotonicInstant) -> MPRISNowPlaying? {
         guard let snapshot = model.nowPlaying(at: now), let s = model.sessions[snapshot.session] else { return nil }
-        return MPRISNowPlaying(session: snapshot.session, info: snapshot.info, playbackState: snapshot.playbackState,
-                               timestamp: snapshot.timestamp, commands: s.commandCenter)
+        return MPRISNowPlaying(snapshot, commands: s.commandCenter)
     }
 
     /// What tells one item from the next: its place in the queue and what it is. The same item
