@@ -73,6 +73,14 @@ public final class RPCConnection {
         requestFlush()
     }
 
+    /// Queues a notification line encoded elsewhere, once for many connections (an event sent
+    /// to every subscriber): the bytes are appended as they are, never re-encoded.
+    public func sendEncoded(_ line: [UInt8]) {
+        guard !isClosed else { return }
+        output.append(contentsOf: line)
+        requestFlush()
+    }
+
     /// Sends a request to the client; `completion` runs with its response, or with an error from
     /// `failOutgoing` (timeout, disconnect). Returns the request id.
     @discardableResult
