@@ -82,18 +82,12 @@ public final class Publisher: NowPlayingReading {
 
     private func deliver(_ events: [ModelEvent]) {
         guard let service else { return }
-        var nowPlayingTouched = false
         let model = service.model
         for event in events {
             dispatch(PublishedEvent(.model(event), owner: Self.ownerClient(of: event, in: model)))
-            switch event {
-            case .nowPlayingChanged: nowPlayingTouched = true
-            case .infoChanged(let s, _) where s == model.nowPlayingSession: nowPlayingTouched = true
-            case .sessionClosed(let s, _): gate.forget(session: s)
-            default: break
-            }
+            if case .sessionClosed(let s, _) = event { gate.forget(session: s) }
         }
-        if nowPlayingTouched {
+        if Self.touchesNowPlaying(events, in: model) {
             let before = gate.counters.placeholdersBlocked
             let actions = gate.offer(Self.candidate(service.model), now: service.now)
             if gate.counters.placeholdersBlocked > before {
@@ -157,6 +151,18 @@ public final class Publisher: NowPlayingReading {
     /// `nowPlaying.get`: the current guarded value, strings resolved for `language` if given.
     public func nowPlayingJSON(language: String? = nil) -> JSON {
         currentNowPlaying()?.toJSON(language: language) ?? .null
+    }
+
+    /// Whether events change what the Now Playing slot shows: it changed hands, or its session's
+    /// published info changed.
+    static func touchesNowPlaying(_ events: [ModelEvent], in model: NowPlayingModel) -> Bool {
+        events.contains { event in
+            switch event {
+            case .nowPlayingChanged: return true
+            case .infoChanged(let s, _): return s == model.nowPlayingSession
+            default: return false
+            }
+        }
     }
 
     /// The value the slot would show after the last operation: the Now Playing session's
