@@ -111,4 +111,25 @@ import Testing
         #expect(r.sent.map { $0?.info.title } == ["t0", "t19"])
         #expect(r.gate.deadline == nil, "nothing pending, nothing armed")
     }
+
+    @Test func playPauseAndSeekOnAQuietSessionGoOutAtOnce() throws {
+        var r = Rig(coalesceMS: 250)
+        try r.step(.zero) { m, t in .init(value: (), events: try m.makeEligible("s", now: t), actions: []) }
+        r.windowClosed(at(0.25))
+        var count = r.sent.count
+        for (i, op) in ["play", "pause", "seek"].enumerated() {
+            let t = at(Double(i + 1))   // a second apart: each after a quiet window
+            try r.step(t) { m, t in
+                switch op {
+                case "play": return try m.play(session: "s", now: t)
+                case "pause": return try m.pause(session: "s", now: t)
+                default: return try m.seek(session: "s", to: 60, now: t)
+                }
+            }
+            #expect(r.sent.count == count + 1, "\(op) went out at once")
+            #expect(r.gate.deadline == nil, "\(op): nothing waits")
+            count = r.sent.count
+        }
+        #expect(r.sent.last??.info.elapsed == 60 && r.sent.last??.playbackState == .paused)
+    }
 }

@@ -8,9 +8,12 @@ extension HostMethods {
                   params: [.required("topics", .array, "topic names")], result: .boolean) { call throws(RPCError) in
                 let wanted = try call.params.stringArray("topics") ?? []
                 let new = try subscribers.subscribe(call.connection, wanted)
-                // The current value at once, so a subscriber never starts from nothing.
+                // The current value at once, so a subscriber never starts from nothing: what the
+                // gate last sent, so that a value waiting in the gate is not seen twice.
                 if new.contains(.nowPlaying) {
-                    call.connection.sendEncoded(PublishedEvent(.nowPlaying(np.publisher.currentNowPlaying())).notificationLine)
+                    let p = np.publisher
+                    let value = p.gate.published == nil ? p.currentNowPlaying() : p.publishedNowPlaying
+                    call.connection.sendEncoded(PublishedEvent(.nowPlaying(value)).notificationLine)
                 }
                 if new.contains(.sessions) {
                     call.connection.notify(method: "event", params: [
