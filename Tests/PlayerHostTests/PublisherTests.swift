@@ -40,6 +40,19 @@ import Testing
         #expect(!unseen.isRendered)
     }
 
+    @Test func aBurstOfEventsIsOneWritePerSubscriber() throws {
+        let subs = RPCSubscribers()
+        let c = connection(1)
+        var writes = 0
+        c.onOutput = { writes += 1 }
+        try subs.subscribe(c, ["nowPlaying"])
+        for _ in 0..<3 { subs.receive(PublishedEvent(.nowPlaying(nil))) }
+        #expect(writes == 0 && subs.hasUnflushed)
+        subs.flush()
+        #expect(writes == 1 && !subs.hasUnflushed)
+        #expect(c.output.count == 3 * PublishedEvent(.nowPlaying(nil)).notificationLine.count)
+    }
+
     @Test func anAppFacingEventReachesItsOwnerUnsubscribed() {
         let subs = RPCSubscribers()
         let owner = connection(7)

@@ -19,6 +19,8 @@ public final class Publisher: NowPlayingReading {
 
     private var sinks: [EventTopic: [EventSink]] = [:]
     private var timer: Timer?
+    /// Writes the subscribers' queued events on the next loop turn; armed only while some wait.
+    private var flushTimer: Timer?
     private var isClosed = false
     /// Work that arrived while a publication was under way (a subscriber cut off mid-delivery
     /// disconnects, which publishes again): done after, in order.
@@ -78,6 +80,16 @@ public final class Publisher: NowPlayingReading {
             i += 1
         }
         backlog.removeAll()
+        if subscribers.hasUnflushed { scheduleFlush() }
+    }
+
+    /// Subscribers' bytes are written on the next loop turn, once, whatever number of events
+    /// the requests read in this turn produced (redis writes its clients once per turn too).
+    private func scheduleFlush() {
+        guard !isClosed, !(flushTimer?.isActive ?? false) else { return }
+        if flushTimer == nil { flushTimer = try? Timer(loop: loop) }
+        guard let flushTimer else { return subscribers.flush() }
+        flushTimer.start(after: 0) { [weak self] in self?.subscribers.flush() }
     }
 
     private func deliver(_ events: [ModelEvent]) {
@@ -128,12 +140,17 @@ public final class Publisher: NowPlayingReading {
 
     /// Whether the window timer is armed (tests prove nothing waits when nothing is pending).
     public var isTimerArmed: Bool { timer?.isActive ?? false }
+    /// Whether subscribers' events wait for the next loop turn's write.
+    public var isFlushPending: Bool { flushTimer?.isActive ?? false }
 
     /// Stops the timer for good (shutdown).
     func close() {
         isClosed = true
+        subscribers.flush()
         timer?.close()
         timer = nil
+        flushTimer?.close()
+        flushTimer = nil
     }
 
     // MARK: - Reading

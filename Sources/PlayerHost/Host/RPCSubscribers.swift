@@ -17,6 +17,8 @@ public final class RPCSubscribers: EventSink {
     public private(set) var deliveries = 0
 
     private var byTopic: [EventTopic: [Int: RPCConnection]] = [:]
+    /// Connections with events queued but not yet written (`flush()` writes them).
+    private var unflushed: [Int: RPCConnection] = [:]
 
     public init(maxSubscriptions: Int = defaultMaxSubscriptions) {
         self.maxSubscriptions = maxSubscriptions
@@ -64,10 +66,27 @@ public final class RPCSubscribers: EventSink {
         if let o = event.owner, targets[Int(o)] == nil { owner = connection(o) }
         guard !targets.isEmpty || owner != nil else { return }
         let line = event.notificationLine
-        // A copy of the index: a subscriber cut off mid-loop leaves it, and the loop goes on.
-        for rpc in targets.values { rpc.sendEncoded(line) }
-        owner?.sendEncoded(line)
+        // Queued now, written by `flush()`: a burst of events costs each subscriber one write.
+        // (`targets` is a copy of the index: a subscriber cut off later leaves it, nothing more.)
+        for rpc in targets.values { queue(line, rpc) }
+        if let owner { queue(line, owner) }
         deliveries += targets.count + (owner == nil ? 0 : 1)
+    }
+
+    private func queue(_ line: [UInt8], _ rpc: RPCConnection) {
+        unflushed[rpc.id] = rpc
+        rpc.sendEncoded(line, flush: false)
+    }
+
+    /// Whether events wait to be written.
+    public var hasUnflushed: Bool { !unflushed.isEmpty }
+
+    /// Writes what `receive` queued (each connection's transport cuts off a client past its
+    /// output limit, as for any write).
+    public func flush() {
+        let pending = unflushed
+        unflushed.removeAll(keepingCapacity: true)
+        for rpc in pending.values where !rpc.isClosed && !rpc.output.isEmpty { rpc.onOutput?() }
     }
 
     /// The topics a set of names stands for (`*`: all).
