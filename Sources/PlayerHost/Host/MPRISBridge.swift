@@ -6,7 +6,8 @@ import Logging
 /// daemon runs (not only while something is Now Playing: a name that comes and goes makes
 /// desktop shells flicker; with nothing Now Playing it shows Stopped, empty Metadata and
 /// `CanPlay` false, which shells take as "hide the card"). Its input is one typed value,
-/// `MPRISNowPlaying?`, rebuilt after each publication; `MPRISProperties` maps it, and the diff
+/// `MPRISNowPlaying?`, from the gate's published Now Playing value (an `EventSink` for the
+/// `nowPlaying` topic; `commands` so Can* follow at once); `MPRISProperties` maps it, and the diff
 /// with the previous mapping is what goes out: PropertiesChanged with the new values for
 /// real changes only, `Seeked` on a jump. Method calls and property writes become commands of
 /// the Now Playing session through the same path as `command.send`.
@@ -53,6 +54,7 @@ public final class MPRISBridge: DBusObjectHandler {
     private var backoff: UInt64 = 100
     private var isClosed = false
     private var outageLogged = false
+    private var liveCache: (turn: UInt64, value: MPRISProperties)?
 
     /// `address`: the session bus (nil: there is none).
     public init(loop: EventLoop, logger: Logger, service: NowPlayingService, address: String?, enabled: Bool = true) {
@@ -75,7 +77,7 @@ public final class MPRISBridge: DBusObjectHandler {
             logger.notice("no session bus (DBUS_SESSION_BUS_ADDRESS unset, no $XDG_RUNTIME_DIR/bus): running without MPRIS")
             return
         }
-        properties = MPRISProperties(MPRISNowPlaying.current(service.model, now: service.now))
+        properties = MPRISProperties(currentValue())
         connect()
     }
 
@@ -98,22 +100,28 @@ public final class MPRISBridge: DBusObjectHandler {
 
     // MARK: - Input
 
-    /// A batch of published model events: when it may touch what the Now Playing session shows,
-    /// the current value is rebuilt and diffed (a batch that changes nothing sends nothing).
-    func receive(_ events: [ModelEvent]) {
-        guard connection != nil else { return }
-        let current = service.model.nowPlayingSession
-        let relevant = events.contains { e in
-            if case .nowPlayingChanged = e { return true }
-            guard let s = e.session else { return false }
-            return s == current || s == properties.session
-        }
-        guard relevant else { return }
-        update(MPRISNowPlaying.current(service.model, now: service.now))
+    /// The Now Playing value as shown now (guarded, elapsed inferred) with its command center.
+    private func currentValue() -> MPRISNowPlaying? {
+        service.publisher.currentNowPlaying().map { MPRISNowPlaying($0, commands: commands(of: $0.session)) }
+    }
+
+    /// The live properties, built once per loop turn (a GetAll or a PropertiesChanged reads a
+    /// dozen); anything that may change the model in between drops the cache.
+    private func liveProperties() -> MPRISProperties {
+        let turn = loop.nowMilliseconds
+        if let cached = liveCache, cached.turn == turn { return cached.value }
+        let value = MPRISProperties(currentValue())
+        liveCache = (turn, value)
+        return value
+    }
+
+    private func commands(of session: SessionID) -> CommandCenter {
+        service.model.sessions[session]?.commandCenter ?? CommandCenter()
     }
 
     /// Publishes a new Now Playing value: PropertiesChanged for what differs, Seeked on a jump.
     public func update(_ value: MPRISNowPlaying?) {
+        liveCache = nil
         let new = MPRISProperties(value)
         let old = properties
         properties = new
@@ -138,10 +146,14 @@ public final class MPRISBridge: DBusObjectHandler {
         case (.root, "SupportedUriSchemes"): return .strings(canOpen() ? ["file", "http", "https"] : [])
         case (.root, "SupportedMimeTypes"):
             return .strings(canOpen() ? ["audio/mpeg", "audio/flac", "audio/ogg", "audio/wav", "audio/mp4", "video/mp4", "video/webm"] : [])
-        case (.player, "Position"): return .int64(properties.positionMicroseconds(at: service.now))
         case (.player, "Volume"): return .double(1.0)
         case (.player, "CanControl"): return .boolean(true)
-        case (.player, _): return properties.playerProperties[property]
+        case (.player, _):
+            // A Get reads the value as it is now; signals carry what the gate let through, so a
+            // caller asking right after a command sees its effect even inside a coalescing window.
+            let live = liveProperties()
+            if property == "Position" { return .int64(live.positionMicroseconds(at: service.now)) }
+            return live.playerProperties[property]
         default: return nil
         }
     }
@@ -151,10 +163,14 @@ public final class MPRISBridge: DBusObjectHandler {
     }
 
     public func call(_ member: String, in interface: MPRISInterface, arguments: [DBusValue]) -> Result<Void, DBusError> {
-        carryOut(MPRISRequest.call(member, interface: interface, arguments: arguments, properties: properties, now: service.now))
+        var live = liveProperties()
+        // SetPosition names the trackid callers saw: the published one.
+        live.trackID = properties.trackID
+        return carryOut(MPRISRequest.call(member, interface: interface, arguments: arguments, properties: live, now: service.now))
     }
 
     private func carryOut(_ request: MPRISRequest) -> Result<Void, DBusError> {
+        liveCache = nil
         switch request {
         case .ignore:
             return .success(())
@@ -201,7 +217,7 @@ public final class MPRISBridge: DBusObjectHandler {
         connection = c
         status = .connecting
         // What changed while away goes out as one PropertiesChanged once we are back.
-        update(MPRISNowPlaying.current(service.model, now: service.now))
+        update(currentValue())
     }
 
     private func lost(_ reason: String) {
@@ -226,5 +242,27 @@ public final class MPRISBridge: DBusObjectHandler {
             self.connect()
         }
         backoff = min(backoff * 2, Self.maxBackoffMilliseconds)
+    }
+}
+
+extension MPRISBridge: EventSink {
+    /// The gated Now Playing value, and command changes of the Now Playing session (Can*,
+    /// LoopStatus, Shuffle, rates), which the gate does not carry. Registered for every topic so
+    /// that any model change drops the live cache.
+    public func receive(_ event: PublishedEvent) {
+        // Every model change comes with an event: the live value read by Gets is stale now.
+        liveCache = nil
+        guard connection != nil else { return }
+        switch event.payload {
+        case .nowPlaying(let snapshot):
+            update(snapshot.map { MPRISNowPlaying($0, commands: commands(of: $0.session)) })
+        case .model(.commandChanged(let session, _)) where session == properties.session:
+            // The last published value with the new command center (not the live one: what is
+            // held in the gate's window comes out when the window closes).
+            let published = service.publisher.publishedNowPlaying.flatMap { $0.session == session ? $0 : nil }
+            update(published.map { MPRISNowPlaying($0, commands: commands(of: session)) })
+        default:
+            break
+        }
     }
 }
