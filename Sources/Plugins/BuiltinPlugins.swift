@@ -16,6 +16,13 @@ public enum BuiltinPlugins {
             let line = "playerhostd: mpv not found in PATH (or PLAYERHOST_MPV=off): mpv sessions (npctl open) are unavailable\n"
             _ = line.withCString { write(2, $0, strlen($0)) }
         }
+        // Every desktop MPRIS player as a session, when there is a session bus to watch.
+        if config.mpris?.importPlayers ?? true,
+           let address = DBusConnection.sessionBusAddress(environment: SocketLocation.currentEnvironment()) {
+            list.append(MPRISImportPlugin(options: MPRISImportOptions(
+                address: address, interruptImported: config.mpris?.interruptImported ?? true,
+                ignore: config.mpris?.ignore ?? [])))
+        }
         return list
     }
 }

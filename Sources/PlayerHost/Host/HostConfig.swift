@@ -182,17 +182,37 @@ public struct HostConfig: Codable, Sendable, Equatable {
     }
 }
 
-/// `[mpris]`: whether the Now Playing session is exported as an MPRIS2 player (default on).
+/// `[mpris]`: whether the Now Playing session is exported as an MPRIS2 player (default on), and
+/// whether the desktop's other MPRIS players are imported as sessions (default on).
 public struct MPRISConfig: Codable, Sendable, Equatable {
     public var enabled: Bool?
+    /// `import`: every MPRIS player on the session bus becomes a session.
+    public var importPlayers: Bool?
+    /// `interrupt_imported`: pause an imported player over MPRIS when the model interrupts it.
+    public var interruptImported: Bool?
+    /// `ignore`: player names not to import (`vlc`, `firefox.instance_1_2`).
+    public var ignore: [String]?
 
     static let schema: [ConfigKey] = [
         ConfigKey("enabled", .boolean),
+        ConfigKey("import", .boolean),
+        ConfigKey("interrupt_imported", .boolean),
+        ConfigKey("ignore", .array(.string)),
     ]
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case enabled }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case enabled
+        case importPlayers = "import"
+        case interruptImported = "interrupt_imported"
+        case ignore
+    }
 
-    public init(enabled: Bool? = nil) { self.enabled = enabled }
+    public init(enabled: Bool? = nil, importPlayers: Bool? = nil, interruptImported: Bool? = nil, ignore: [String]? = nil) {
+        self.enabled = enabled
+        self.importPlayers = importPlayers
+        self.interruptImported = interruptImported
+        self.ignore = ignore
+    }
 }
 
 /// A plugin executable the config names (`[[plugin]]`).

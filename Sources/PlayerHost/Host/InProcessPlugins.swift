@@ -8,10 +8,33 @@ final class InProcessPlugins {
     private(set) var failures: [String: String] = [:]
 
     func attach(_ plugin: SessionPlugin, server: ControlServer, loop: EventLoop) {
+        let context: PluginContext
+        switch connect(plugin.name, server: server, loop: loop) {
+        case .failure(let e):
+            failures[plugin.name] = e.message
+            return
+        case .success(let c):
+            context = c
+        }
+        plugins.append((plugin, context))
+        if plugin.actsForHost {
+            plugin.attach(context)
+        } else {
+            context.call("host.hello", ["name": .string(plugin.name)]) { [weak self] result in
+                switch result {
+                case .success: plugin.attach(context)
+                case .failure(let e): self?.failures[plugin.name] = "host.hello: \(e.message)"
+                }
+            }
+        }
+    }
+
+    /// One socketpair adopted by the server; the plugin end as a started context, which can
+    /// open more of its kind (`PluginContext.openApp`). The plugin that opens them closes them.
+    private func connect(_ name: String, server: ControlServer, loop: EventLoop) -> Result<PluginContext, RPCError> {
         var fds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
-            failures[plugin.name] = "socketpair: \(String(cString: strerror(errno)))"
-            return
+            return .failure(RPCError(.pluginFailure, "socketpair: \(String(cString: strerror(errno)))"))
         }
         do {
             let hostEnd = try PipeStream(loop: loop)
@@ -20,26 +43,19 @@ final class InProcessPlugins {
             try pluginEnd.open(fileDescriptor: fds[1])
             guard server.adopt(hostEnd) != nil else {
                 pluginEnd.close()
-                failures[plugin.name] = "the server refused the connection"
-                return
+                return .failure(RPCError(.limitExceeded, "the server refused the connection"))
             }
-            let context = PluginContext(loop: loop, name: plugin.name, stream: pluginEnd)
+            let context = PluginContext(loop: loop, name: name, stream: pluginEnd)
             try context.start()
-            plugins.append((plugin, context))
-            if plugin.actsForHost {
-                plugin.attach(context)
-            } else {
-                context.call("host.hello", ["name": .string(plugin.name)]) { [weak self] result in
-                    switch result {
-                    case .success: plugin.attach(context)
-                    case .failure(let e): self?.failures[plugin.name] = "host.hello: \(e.message)"
-                    }
-                }
+            context.connector = { [weak self, weak server] name in
+                guard let self, let server else { return .failure(RPCError(.shuttingDown, "the host is shutting down")) }
+                return self.connect(name, server: server, loop: loop)
             }
+            return .success(context)
         } catch {
             close(fds[0])
             close(fds[1])
-            failures[plugin.name] = "\(error)"
+            return .failure(RPCError(.pluginFailure, "\(error)"))
         }
     }
 

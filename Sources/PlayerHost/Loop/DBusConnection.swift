@@ -23,7 +23,8 @@ public final class DBusConnection {
     /// Messages dispatched since start (for tests and stats).
     public private(set) var messagesProcessed = 0
 
-    private var bus: OpaquePointer?
+    /// The sd-bus handle (internal: `DBusClient` builds calls and matches on it).
+    private(set) var bus: OpaquePointer?
     private var poll: FDPoll?
     private var timer: Timer?
     private var handlers: UnsafeMutablePointer<ph_mpris_handlers>?
@@ -168,8 +169,8 @@ public final class DBusConnection {
 
     // MARK: - Loop integration
 
-    /// Re-arms the poll and the timer for what sd-bus waits on now.
-    private func rearm(more: Bool = false) {
+    /// Re-arms the poll and the timer for what sd-bus waits on now (after queueing a message).
+    func rearm(more: Bool = false) {
         guard let bus, !isClosed, !isProcessing, let poll, let timer else { return }
         let wanted = sd_bus_get_events(bus)
         guard wanted >= 0 else { return }

@@ -119,6 +119,32 @@ public final class PluginContext {
         send("plugin.provide", ["methods": [.string(name)], "summaries": [name: .string(summary)]])
     }
 
+    /// How `openApp` connects (set by the host for in-process plugins).
+    var connector: ((String) -> Result<PluginContext, RPCError>)?
+
+    /// Opens another connection to the host and introduces it as the app `name` (`host.hello`):
+    /// for a plugin that brings several apps into the model (the MPRIS importer: one per desktop
+    /// player, so the arbiter and audio interruptions see them apart). The caller owns the new
+    /// context and closes it; its sessions go with it. In-process plugins only for now.
+    public func openApp(_ name: String, _ completion: @escaping (Result<PluginContext, RPCError>) -> Void) {
+        guard !isClosed, let connector else {
+            return loop.onNextTurn { completion(.failure(RPCError(.pluginFailure, "this plugin's host connection cannot open others"))) }
+        }
+        switch connector(name) {
+        case .failure(let e):
+            loop.onNextTurn { completion(.failure(e)) }
+        case .success(let c):
+            c.call("host.hello", ["name": .string(name)]) { result in
+                switch result {
+                case .success: completion(.success(c))
+                case .failure(let e):
+                    c.close()
+                    completion(.failure(e))
+                }
+            }
+        }
+    }
+
     /// Subscribes to event topics; events arrive at `onEvent`.
     public func subscribe(_ topics: [String]) {
         send("events.subscribe", ["topics": .array(topics.map(JSON.string))])
