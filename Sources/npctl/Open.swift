@@ -7,9 +7,13 @@ struct Open: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Open files or URLs in an mpv session (created if needed) and play them.",
         discussion: """
-            Without -s they go to the most recently used mpv session, or a new one. Relative files
-            are made absolute (the daemon runs elsewhere). --replace replaces the queue instead of
-            appending to it. Prints the session id.
+            Without -s they go to the most recently used mpv session, or a new one. Relative \
+            files are made absolute (the daemon runs elsewhere). --replace replaces the queue \
+            instead of appending to it. Prints the session id.
+
+            Examples:
+              npctl open song.ogg https://example.org/radio.mp3
+              npctl open -s other --replace ~/Music/*.flac
             """)
     @OptionGroup var global: GlobalOptions
 

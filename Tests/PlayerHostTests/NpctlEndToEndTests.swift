@@ -134,7 +134,7 @@ import Testing
 
         let bad = try demo.npctl("position soon")
         #expect(bad.status == 2)
-        #expect(bad.output.hasPrefix("npctl: position: 'soon' is not seconds"))
+        #expect(bad.output.hasPrefix("npctl: position: 'soon' is not a time: use S, M:SS, H:MM:SS"))
     }
 
     @Test func rateLoopShuffleAndNext() throws {

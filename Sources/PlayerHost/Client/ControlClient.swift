@@ -34,6 +34,16 @@ public final class ControlClient {
 
     deinit { close() }
 
+    /// The socket, for a caller that waits on it together with other descriptors (`poll`).
+    /// Check `hasBufferedInput` first: a message may already be read into memory.
+    public var fileDescriptor: Int32 { fd }
+
+    /// True when a complete message or notification waits in memory, so `poll` on the
+    /// socket would not report it.
+    public var hasBufferedInput: Bool {
+        !notifications.isEmpty || inbox[inboxStart...].contains(0x0A)
+    }
+
     public func close() {
         if fd >= 0 { Glibc.close(fd); fd = -1 }
     }
