@@ -129,15 +129,18 @@ public final class ControlClient {
                 }
                 return line
             }
+            // A deadline already past still looks once (timeout 0 means "what has arrived").
             let remaining = deadline - Self.now()
-            if remaining <= 0 { throw .timeout(seconds: timeout) }
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let pr = poll(&pfd, 1, Int32(min(remaining * 1000 + 1, 2_000_000_000)))
+            let pr = poll(&pfd, 1, remaining <= 0 ? 0 : Int32(min(remaining * 1000 + 1, 2_000_000_000)))
             if pr < 0 {
                 if errno == EINTR { continue }
                 throw .io("poll: \(String(cString: strerror(errno)))")
             }
-            if pr == 0 { continue }
+            if pr == 0 {
+                if Self.now() >= deadline { throw .timeout(seconds: timeout) }
+                continue
+            }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 65536, 0) }
             if n < 0 {
