@@ -5,6 +5,7 @@ import PlayerHost
 /// for a session whose audio another app interrupted, after which `promote` can succeed.
 struct Activate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "activate",
         abstract: "Activate a session's audio session (audio.activate), e.g. after another session interrupted it.",
         discussion: """
             A non-mixable session that becomes active interrupts the other non-mixable ones, \
@@ -32,6 +33,7 @@ struct Activate: ParsableCommand {
 /// `npctl queue`: the player's items, the current one marked — like `mpc playlist`.
 struct Queue: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "queue",
         abstract: "List the queue of the session's players: position, artist — title, duration; > marks the current item.",
         discussion: """
             A multi-view session lists each of its players under its own heading.

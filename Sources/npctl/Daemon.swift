@@ -4,6 +4,7 @@ import PlayerHost
 
 struct Daemon: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "daemon",
         abstract: "Start, stop or query the daemon.",
         discussion: """
             Examples:
@@ -16,6 +17,7 @@ struct Daemon: ParsableCommand {
 
     struct Start: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "start",
             abstract: "Start playerhostd in the background.",
             discussion: """
                 Examples:
@@ -44,6 +46,7 @@ struct Daemon: ParsableCommand {
 
     struct Stop: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "stop",
             abstract: "Ask playerhostd to shut down, and wait until it has.",
             discussion: """
                 Examples:
@@ -73,6 +76,7 @@ struct Daemon: ParsableCommand {
 
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Say whether playerhostd runs (exit 3 if not).",
             discussion: """
                 Examples:

@@ -7,6 +7,7 @@ import PlayerHost
 /// It is a report, so faults do not fail it (exit 0); an unknown session does (exit 1).
 struct Doctor: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "doctor",
         abstract: "Diagnose sessions: eligibility, audio, commands, info keys, faults and their fixes (exit 0 even with faults).",
         discussion: """
             Examples:

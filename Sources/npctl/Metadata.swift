@@ -4,6 +4,7 @@ import PlayerHost
 /// `npctl metadata [KEY…]`: the published info, like `playerctl metadata`.
 struct Metadata: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "metadata",
         abstract: "Print every info key and value, or the values of the given keys (one per line).",
         discussion: """
             Keys are PlayerHost's (title, artist, albumTitle, duration, …) or playerctl's \

@@ -45,6 +45,7 @@ struct ModeSwitch {
 /// `npctl loop [off|one|all]`.
 struct Loop: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "loop",
         abstract: "Print or set the repeat mode: off, one, all (playerctl's None, Track, Playlist work too).",
         discussion: """
             Setting goes through command changeRepeatMode; a session that has it disabled refuses.
@@ -80,6 +81,7 @@ struct Loop: ParsableCommand {
 /// `npctl shuffle [off|items|collections|toggle]`.
 struct Shuffle: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "shuffle",
         abstract: "Print or set the shuffle mode: off, items, collections, or toggle (on = items).",
         discussion: """
             Setting goes through command changeShuffleMode; a session that has it disabled refuses.

@@ -5,6 +5,7 @@ import PlayerHost
 /// `npctl open FILE|URL… [-s SESSION] [--replace]`: play files in an mpv session (`mpv.open`).
 struct Open: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "open",
         abstract: "Open files or URLs in an mpv session (created if needed) and play them.",
         discussion: """
             Without -s they go to the most recently used mpv session, or a new one. Relative \

@@ -4,6 +4,7 @@ import PlayerHost
 /// `npctl position [POS]`: print or change the position, in playerctl's and mpc's syntax.
 struct Position: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "position",
         abstract: "Print the position in seconds, or seek to a time or by some seconds.",
         discussion: """
             POS is S, M:SS or H:MM:SS (seek to), or relative: +S / -S (mpc) or S+ / S- \
@@ -99,6 +100,7 @@ struct SkipBackward: ParsableCommand {
 /// `npctl rate [R]`.
 struct Rate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "rate",
         abstract: "Print the playback rate, or set it (command changePlaybackRate).",
         discussion: """
             While paused, the rate printed is the one play resumes at. A rate the session \

@@ -4,6 +4,7 @@ import PlayerHost
 /// `npctl sessions`: every session as a table; `*` marks the Now Playing one.
 struct Sessions: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "sessions",
         abstract: "List sessions: id, kind, app, active, state, can-become-active (* = Now Playing).",
         discussion: """
             Examples:
@@ -47,6 +48,7 @@ enum Table {
 /// `npctl promote ID`: PiP expand — the session becomes its app's active session.
 struct Promote: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "promote",
         abstract: "Make a session its app's active session (session.becomeActiveIfPossible); exit 1 with the reason if it cannot.",
         discussion: """
             This is picture-in-picture expanded: the session becomes Now Playing if it is             eligible. A session whose audio was interrupted is not: `npctl activate` it first.
@@ -75,6 +77,7 @@ struct Promote: ParsableCommand {
 /// `npctl demote ID`: PiP minimize — the app's next eligible session takes over.
 struct Demote: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "demote",
         abstract: "Stop a session being its app's active session (session.resignActive); another eligible one takes over.",
         discussion: """
             This is picture-in-picture minimized.

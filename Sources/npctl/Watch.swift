@@ -10,6 +10,7 @@ nonisolated(unsafe) private var watchSignalPipe: Int32 = -1
 /// `WatchScreen`'s; this is the I/O: the terminal, the daemon connection, keys and signals.
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "watch",
         abstract: "A live full-terminal view: Now Playing with a progress bar, every session, recent events.",
         discussion: """
             The view reacts to the daemon's events and redraws the progress bar from the \

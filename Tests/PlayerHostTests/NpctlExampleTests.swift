@@ -138,4 +138,37 @@ import Testing
             }
         }
     }
+
+    /// The story `scripts/demo.sh` tells: the demo sessions, then an mpv session opened last
+    /// (which interrupts the others); every command its closing hint suggests then works.
+    @Test(.enabled(if: MPVFixture.toolsAvailable, "needs mpv and sox"))
+    func theDemosSuggestionsWork() throws {
+        let demo = try Demo()
+        defer { demo.close() }
+        let tone = demo.daemon.directory + "/concert-a.ogg"
+        let made = try runShell("""
+            sox -n -r 44100 -c 2 --comment 'title=Concert A' --comment 'artist=The Sine Waves' '\(tone)' synth 120 sine 440 vol 0.2 && echo ok
+            """)
+        #expect(made.output == "ok\n")
+        // What demo.sh runs.
+        try Self.expect(demo, [("open -s mpv '\(tone)'", 0, "mpv\n"), ("loop one -s mpv", 0, "")])
+        #expect(try demo.npctl("status").output.hasPrefix("Playing: The Sine Waves — Concert A  "))
+        // Without the repair, promote says why it cannot (the bug report's first try).
+        try Self.expect(demo, [("promote pip", 1, "npctl: pip cannot become active: audio session interrupted by session mpv\n")])
+        // The hint's commands, in order.
+        let npctl = "PLAYERHOST_SOCKET='\(demo.daemon.socketPath)' '\(DaemonHarness.npctl)'"
+        try Self.expect(demo, [
+            ("play-pause", 0, ""),
+            ("status --format '{{status}} {{session}}'", 0, "Paused mpv\n"),
+            ("play-pause", 0, ""),
+            ("position 30+", 0, ""),
+            ("activate pip && \(npctl) promote pip", 0, "pip's audio session is active\npip is now its app's active session\n"),
+            ("status --format '{{session}}'", 0, "pip\n"),
+            ("activate main && \(npctl) demote pip", 0, "main's audio session is active\npip is no longer its app's active session\n"),
+            ("status --format '{{session}}'", 0, "main\n"),
+            ("open '\(tone)'", 0, "mpv\n"),
+        ])
+        #expect(try demo.npctl("doctor").status == 0)
+        #expect(try demo.npctl("queue -s mpv").output == "> 1. The Sine Waves — Concert A  2:00\n  2. The Sine Waves — Concert A  2:00\n")
+    }
 }
