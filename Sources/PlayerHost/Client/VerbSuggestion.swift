@@ -5,12 +5,11 @@ public enum VerbSuggestion {
     /// 1 edit for short words, 2 for words of 5+ letters, or a prefix of at least 3 letters.
     public static func closest(to word: String, in candidates: [String]) -> String? {
         let w = word.lowercased()
-        var best: (name: String, distance: Int)?
-        for c in candidates {
-            let d = distance(w, c.lowercased())
-            if best == nil || d < best!.distance { best = (c, d) }
+        let scored = candidates.map { (name: $0, distance: distance(w, $0.lowercased())) }
+        // min(by:) keeps the first of equals, so ties go to the earlier candidate.
+        if let best = scored.min(by: { $0.distance < $1.distance }), best.distance <= (w.count >= 5 ? 2 : 1) {
+            return best.name
         }
-        if let best, best.distance <= (w.count >= 5 ? 2 : 1) { return best.name }
         if w.count >= 3, let p = candidates.first(where: { $0.lowercased().hasPrefix(w) }) { return p }
         return nil
     }
