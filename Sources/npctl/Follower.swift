@@ -27,8 +27,7 @@ struct Follower {
         while true {
             do {
                 try follow(remote, show)
-            } catch let lost as ConnectionLost {
-                _ = lost
+            } catch is ConnectionLost {
                 remote = try Self.reconnect(global)
             }
         }
