@@ -11,20 +11,22 @@ import Testing
         let dir = DaemonHarness.makeTempDirectory()
         defer { _ = try? runShell("PLAYERHOST_SOCKET='\(dir)/s' timeout 30 '\(DaemonHarness.npctl)' daemon stop >/dev/null 2>&1; rm -rf '\(dir)'") }
         let config = DaemonHarness.packageRoot + "/examples/demo.toml"
-        // bash, for a coprocess and reads with deadlines: the first line proves the
-        // subscription; after the restart the follower prints main's (new) state again, and
-        // pausing it then must reach the same follower.
+        // bash, for a coprocess and reads with deadlines. Lines are read until main is seen
+        // playing (the first value may be the state just before the demo's autoplay); after
+        // the restart, any new line proves the follower went on, and pausing main must reach it.
         let script = """
             start() { timeout 30 "$N" daemon start -- --config "$C" >/dev/null; }
             start
             coproc F { exec timeout 60 "$N" status --follow --format "{{status}} {{title}}"; }
-            read -r -t 20 a <&"${F[0]}"
+            exec 3<&"${F[0]}"; pid=$F_PID
+            a=""
+            while [ "$a" != "Playing Magnificent" ] && read -r -t 20 a <&3; do :; done
             timeout 30 "$N" daemon stop >/dev/null
             start
             timeout 30 "$N" pause
             b=""
-            while [ "$b" != "Paused Magnificent" ] && read -r -t 20 b <&"${F[0]}"; do :; done
-            kill -INT "$F_PID"; wait "$F_PID"; rc=$?
+            while [ "$b" != "Paused Magnificent" ] && read -r -t 20 b <&3; do :; done
+            kill -INT "$pid"; wait "$pid"; rc=$?
             echo "$a"; echo "$b"; echo "rc=$rc"
             """
         let r = try runShell("PLAYERHOST_SOCKET='\(dir)/s' N='\(DaemonHarness.npctl)' C='\(config)' bash -c '\(script)'")
@@ -75,9 +77,14 @@ import Testing
         #expect(first.contains(">*  main     main       host  playing  yes     yes"), "\(first)")
         // The position moves with no event from the daemon: the time changes and the event
         // list stays as it was (the daemon sends nothing while main plays steadily).
-        let events = first.components(separatedBy: "Events\n").last ?? ""
-        let time = Self.line(first, 2).split(separator: " ").last ?? ""
-        let later = try tmux.wait("the position to advance") { Self.line($0, 2).split(separator: " ").last != time }
+        // The values subscribing sends arrive on the daemon's next loop turn, so the list is
+        // taken once the time has moved once, then compared when it has moved again.
+        func time(_ s: String) -> Substring { Self.line(s, 2).split(separator: " ").last ?? "" }
+        let t0 = time(first)
+        let settled = try tmux.wait("the position to advance") { time($0) != t0 }
+        let events = settled.components(separatedBy: "Events\n").last ?? ""
+        let t1 = time(settled)
+        let later = try tmux.wait("the position to advance again") { time($0) != t1 }
         #expect(later.components(separatedBy: "Events\n").last == events, "no events arrived: \(later)")
 
         try tmux.keys("Space")
