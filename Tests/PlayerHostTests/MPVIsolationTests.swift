@@ -102,7 +102,7 @@ struct MPVIsolationTests {
         #expect(after["pid"] != nil && after["pid"] != .int(Int64(stopped)))
         #expect(try f.probe(session: "a").get("playlist-count") == 1)
         // The log says why (the harness's loop reads the daemon's stderr while it runs).
-        #expect(f.daemon.runUntil(5) { f.daemon.stderrText.contains("did not answer within 1000 ms; killing it") }, "\(f.daemon.stderrText)")
+        #expect(f.daemon.waitForStderr("did not answer within 1000 ms; killing it"), "\(f.daemon.stderrText)")
     }
 
     /// The error `method` answers with, nil if it succeeds.

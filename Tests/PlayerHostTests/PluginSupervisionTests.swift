@@ -322,7 +322,9 @@ import Testing
             #expect(p["error"]?.stringValue?.isEmpty == false, "\(p)")
             #expect(p["pid"] == nil)
         }
-        #expect(rig.daemon.stderrText.contains("plugin crash.sh failed"))
+        // The log line is written when the state changes, but reaches stderrText only as the
+        // harness's loop reads the pipe: wait for it.
+        #expect(rig.daemon.waitForStderr("plugin crash.sh failed"), "\(rig.daemon.stderrText)")
 
         let table = try rig.npctl("plugins")
         #expect(table.status == 0)
