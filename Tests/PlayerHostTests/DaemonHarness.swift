@@ -127,7 +127,7 @@ final class DaemonHarness {
 /// Runs a shell command to completion and returns (status, stdout). Past `deadline` seconds the
 /// command is killed and the test fails (status -1).
 @discardableResult
-func runShell(_ command: String, deadline: Double = 120, sourceLocation: SourceLocation = #_sourceLocation) throws -> (status: Int64, output: String) {
+func runShell(_ command: String, deadline: Double = 300, sourceLocation: SourceLocation = #_sourceLocation) throws -> (status: Int64, output: String) {
     let loop = try EventLoop()
     var out = ""
     var status: Int64 = -1

@@ -137,7 +137,7 @@ import Testing
     /// and returns the executable's path.
     static let swiftPlugin: Result<String, Failed> = {
         let pkg = "'\(examples)/swift-plugin'"
-        guard let build = try? runShell("timeout 1500 swift build --package-path \(pkg) 2>&1") else {
+        guard let build = try? runShell("timeout 1500 swift build --package-path \(pkg) 2>&1", deadline: 1510) else {
             return .failure(Failed("cannot run swift build"))
         }
         guard build.status == 0 else {
