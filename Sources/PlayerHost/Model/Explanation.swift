@@ -55,7 +55,7 @@ extension NowPlayingModel {
         let e = Eligibility(s)
         let active = isActive(s.id)
         let app = apps[s.app]
-        let appActive = orderedSessions.first { $0.app == s.app && isActive($0.id) }?.id
+        let appActive = arbiter.active(of: s.app)
         let activeReason: String
         if !e.isEligible {
             activeReason = "not eligible, so it cannot be its app's active session"
