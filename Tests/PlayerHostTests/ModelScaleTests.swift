@@ -57,4 +57,36 @@ import Testing
         #expect(m.timeline("s42").currentIndex == 1)
         #expect(r.actions.contains(.rearmTimer(at(20))))
     }
+
+    /// Issue 16: one item 1 µs long on repeat, playing, used to spin the daemon. Repeats are
+    /// computed from the clock: ten seconds later is one step, not ten million.
+    @Test func aMicrosecondItemOnRepeatIsCaughtUpFromTheClockInOneStep() throws {
+        var m = NowPlayingModel()
+        try m.makeEligible("s", items: [song("tick", 0.000_001)])
+        _ = try m.setRepeat(session: "s", .one, now: .zero)
+        _ = try m.play(session: "s", now: .zero)
+        #expect(m.nextDeadline == MonotonicInstant(nanoseconds: 1_000))
+        let before = m.reevaluations.value
+        let r = m.advance(to: MonotonicInstant(nanoseconds: 10_000_000_500))
+        #expect(m.reevaluations.value - before == 1, "one step, one re-evaluation")
+        #expect(r.events.filter { if case .playerChanged = $0 { return true } else { return false } }.count == 1)
+        let t = m.timeline("s")
+        #expect(t.isPlaying)
+        #expect(t.anchorTime == MonotonicInstant(nanoseconds: 10_000_000_000), "the last repetition began at a whole period")
+        #expect(m.nextDeadline == MonotonicInstant(nanoseconds: 10_000_001_000))
+    }
+
+    /// Repeat all skips whole cycles of the queue the same way, landing on the right item.
+    @Test func aShortQueueOnRepeatAllSkipsWholeCycles() throws {
+        var m = NowPlayingModel()
+        try m.makeEligible("s", items: [song("a", 0.000_001), song("b", 0.000_002)])
+        _ = try m.setRepeat(session: "s", .all, now: .zero)
+        _ = try m.play(session: "s", now: .zero)
+        // A cycle is 3 µs; 3 000 001.5 µs is 1 000 000 cycles and 1.5 µs: "a" ended 0.5 µs ago.
+        _ = m.advance(to: MonotonicInstant(nanoseconds: 3_000_001_500))
+        let t = m.timeline("s")
+        #expect(t.currentItem?.title == "b")
+        #expect(t.anchorTime == MonotonicInstant(nanoseconds: 3_000_001_000))
+        #expect(t.isPlaying)
+    }
 }

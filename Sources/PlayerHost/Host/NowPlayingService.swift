@@ -19,6 +19,12 @@ public final class NowPlayingService {
 
     private var deadlineTimer: Timer?
     private var armedDeadline: MonotonicInstant?
+    /// When the deadline timer last fired: key moments closer together than
+    /// `minimumDeadlineIntervalMilliseconds` (a short item on repeat) are handled together, from
+    /// the clock, so they cannot keep the loop busy.
+    private var lastDeadlineFire: MonotonicInstant?
+    /// The shortest time between two wake-ups for deadlines.
+    public var minimumDeadlineIntervalMilliseconds: UInt64 = 10
     /// After `close()` (shutdown) no timer is armed again, whatever later disconnects change.
     private var isClosed = false
     /// Events waiting while a publication is under way (a slow subscriber cut off mid-delivery
@@ -51,11 +57,22 @@ public final class NowPlayingService {
         return result.value
     }
 
-    /// Reads the model at the current instant (no state change).
+    /// Reads the model at the current instant. Deadlines already passed are handled first
+    /// (normally the timer did; it may be a hair late), so the read itself changes nothing and
+    /// costs what reading one session costs.
     public func read<T>(_ body: (NowPlayingModel, MonotonicInstant) throws -> T) throws(RPCError) -> T {
-        do { return try body(model, now) } catch {
+        let t = now
+        catchUp(to: t)
+        do { return try body(model, t) } catch {
             throw .from(error, fallback: RPCError.internalError)
         }
+    }
+
+    private func catchUp(to t: MonotonicInstant) {
+        guard let d = model.nextDeadline, d <= t else { return }
+        let result = model.advance(to: t)
+        apply(result.actions)
+        publish(result.events)
     }
 
     // MARK: - Actions
@@ -82,7 +99,11 @@ public final class NowPlayingService {
         let nowNS = now.nanoseconds
         let waitNS = deadline.nanoseconds > nowNS ? deadline.nanoseconds - nowNS : 0
         // Round up: firing a fraction early would not reach the deadline.
-        let ms = (waitNS + 999_999) / 1_000_000
+        var ms = (waitNS + 999_999) / 1_000_000
+        if let last = lastDeadlineFire {
+            let sinceMS = (nowNS > last.nanoseconds ? nowNS - last.nanoseconds : 0) / 1_000_000
+            if sinceMS < minimumDeadlineIntervalMilliseconds { ms = max(ms, minimumDeadlineIntervalMilliseconds - sinceMS) }
+        }
         deadlineTimer?.start(after: ms) { [unowned self] in self.deadlineReached() }
     }
 
@@ -90,6 +111,7 @@ public final class NowPlayingService {
         // libuv's millisecond clock can fire a hair before the nanosecond deadline; the timer
         // firing means the deadline has come.
         let t = max(now, armedDeadline ?? now)
+        lastDeadlineFire = now
         let result = model.advance(to: t)
         apply(result.actions)
         publish(result.events)

@@ -137,6 +137,9 @@ public struct Arbiter: Sendable, Equatable {
 
     public func standing(of app: AppID) -> AppStanding? { appRecords[app]?.standing }
 
+    /// Entries in each heap, live or stale (tests prove they stay bounded).
+    var heapSizes: [Int] { [playingStarts.count, recency.count] + appRecords.values.map(\.eligible.count) }
+
     // MARK: Updates
 
     /// A session was created or its standing changed.
