@@ -24,6 +24,9 @@ struct Options {
     var warmup = 10_000
     var pipeline = 32
     var modes: Set<String> = ["sequential", "pipelined"]
+    /// With a value: the scale benchmark (Scale.swift) instead of pings.
+    var scale: Int?
+    var pid = 0
 }
 
 func usage() -> Never {
@@ -36,6 +39,9 @@ func usage() -> Never {
           --warmup N      untimed requests before each measurement (default 10000)
           --pipeline N    requests per batch in pipelined mode (default 32)
           --mode M        which loops to run (default both)
+          --scale N       instead: p50 of nowPlaying.get, session.get, command.send, player.seek with
+                          10 then N eligible sessions (--count each), and N sessions' create/close time
+          --pid P         the daemon's pid, for memory per session (--scale)
 
         """
     writeStderr(text)
@@ -69,6 +75,8 @@ func parseOptions() -> Options {
         case "--count": o.count = number(a)
         case "--warmup": o.warmup = number(a)
         case "--pipeline": o.pipeline = number(a)
+        case "--scale": o.scale = number(a)
+        case "--pid": o.pid = number(a)
         case "--mode":
             switch value(a) {
             case "sequential": o.modes = ["sequential"]
@@ -304,5 +312,10 @@ func bench(_ target: Target, _ o: Options) {
 // MARK: - Main
 
 let options = parseOptions()
+if let n = options.scale {
+    guard let path = options.socket, n > 10 else { fail("--scale needs --socket and more than 10 sessions") }
+    scaleBench(path: path, sessions: n, count: options.count, pid: options.pid)
+    exit(0)
+}
 if let path = options.socket { bench(jsonRPCTarget(path: path, pipeline: options.pipeline), options) }
 if let path = options.redis { bench(redisTarget(path: path, pipeline: options.pipeline), options) }

@@ -6,6 +6,7 @@ import Testing
     /// 10 000 eligible sessions; then each operation on one session re-evaluates a handful.
     @Test func anOperationOnOneOf10000SessionsReevaluatesOnlyWhatItTouches() throws {
         var m = NowPlayingModel()
+        m.limits.sessionsPerApp = 20_000
         let n = 10_000
         for i in 0..<n {
             let id = "s\(i)"
@@ -45,6 +46,7 @@ import Testing
     /// deadline is that one's, and reaching it re-evaluates that session alone.
     @Test func aDeadlineAmong10000SessionsTouchesOnlyItsSession() throws {
         var m = NowPlayingModel()
+        m.limits.sessionsPerApp = 20_000
         for i in 0..<10_000 {
             _ = try m.createSession(id: "s\(i)", kind: .main, now: .zero)
         }

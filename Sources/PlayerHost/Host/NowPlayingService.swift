@@ -42,6 +42,9 @@ public final class NowPlayingService {
 
     public var now: MonotonicInstant { clock() }
 
+    /// What one client may claim in the model (from the config file).
+    public func setLimits(_ limits: ModelLimits) { model.limits = limits }
+
     /// Runs one model operation at the current instant and carries out what it returned.
     /// A `ModelError` becomes the matching RPC error; the model is then unchanged.
     @discardableResult

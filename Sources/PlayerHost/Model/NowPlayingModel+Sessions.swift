@@ -121,6 +121,9 @@ extension NowPlayingModel {
     ) throws -> ModelResult<Session> {
         try perform(now) { m, t in
             let app = try m.appFor(caller)
+            guard m.index.sessions(of: app).count < m.limits.sessionsPerApp else {
+                throw ModelLimits.exceeded("max_sessions_per_app", m.limits.sessionsPerApp, "app '\(app)' has that many sessions")
+            }
             let sid: SessionID
             if let id {
                 guard !id.isEmpty, id.count <= 64, !id.contains(where: { $0.isWhitespace || $0.isNewline }) else {

@@ -37,6 +37,8 @@ public struct NowPlayingModel: Sendable, Equatable {
     var nextToken = 1
     var nextDispatchID: UInt64 = 1
     var rng: SplitMix64
+    /// What one client may claim (config keys; see `ModelLimits`).
+    public var limits = ModelLimits()
     /// How many times a session was re-evaluated by `reconcile()` since the model was made:
     /// tests prove an operation on one session re-evaluates O(1) sessions, whatever the total.
     public internal(set) var reevaluations = Tally()
