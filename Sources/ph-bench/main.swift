@@ -27,6 +27,10 @@ struct Options {
     /// With a value: the scale benchmark (Scale.swift) instead of pings.
     var scale: Int?
     var pid = 0
+    /// Fan-out instead of ping loops: this many subscribers (Fanout.swift).
+    var fanout: Int?
+    var fanoutRounds = 200
+    var flood = 500
 }
 
 func usage() -> Never {
@@ -42,6 +46,10 @@ func usage() -> Never {
           --scale N       instead: p50 of nowPlaying.get, session.get, command.send, player.seek with
                           10 then N eligible sessions (--count each), and N sessions' create/close time
           --pid P         the daemon's pid, for memory per session (--scale)
+          --fanout N      instead: one event to N subscribers (nowPlaying / SUBSCRIBE), latency
+                          until the last has it, then a flood; playerhostd needs coalesce_ms = 0
+          --rounds N      fan-out latency rounds (default 200)
+          --flood K       changes in the flood (default 500)
 
         """
     writeStderr(text)
@@ -77,6 +85,9 @@ func parseOptions() -> Options {
         case "--pipeline": o.pipeline = number(a)
         case "--scale": o.scale = number(a)
         case "--pid": o.pid = number(a)
+        case "--fanout": o.fanout = number(a)
+        case "--rounds": o.fanoutRounds = max(1, number(a))
+        case "--flood": o.flood = max(1, number(a))
         case "--mode":
             switch value(a) {
             case "sequential": o.modes = ["sequential"]
@@ -315,6 +326,11 @@ let options = parseOptions()
 if let n = options.scale {
     guard let path = options.socket, n > 10 else { fail("--scale needs --socket and more than 10 sessions") }
     scaleBench(path: path, sessions: n, count: options.count, pid: options.pid)
+    exit(0)
+}
+if let n = options.fanout {
+    if let path = options.socket { benchFanout(playerhostdFanout(path: path), subscribers: n, rounds: options.fanoutRounds, flood: options.flood) }
+    if let path = options.redis { benchFanout(redisFanout(path: path), subscribers: n, rounds: options.fanoutRounds, flood: options.flood) }
     exit(0)
 }
 if let path = options.socket { bench(jsonRPCTarget(path: path, pipeline: options.pipeline), options) }
