@@ -92,3 +92,21 @@ import Testing
         #expect(t.isPlaying)
     }
 }
+
+extension ModelScaleTests {
+    /// `arbiter.explain` and `doctor` for one session read that session and its app's active
+    /// session from the arbiter: the same answer as the full listing, without it.
+    @Test func explainingOneSessionMatchesTheFullListing() throws {
+        var m = NowPlayingModel()
+        try m.makeEligible("a")
+        try m.makeEligible("b")
+        _ = try m.createSession(id: "c", kind: .main, now: .zero)
+        let all = try m.explainJSON(now: .zero)
+        for (i, id) in ["a", "b", "c"].enumerated() {
+            let one = try m.explainJSON(session: id, now: .zero)
+            #expect(one["sessions"]?.arrayValue?.first == all["sessions"]?.arrayValue?[i])
+            #expect(one["nowPlaying"] == "a")
+        }
+        expectModelError(.sessionNotFound) { _ = try m.explainJSON(session: "nope", now: .zero) }
+    }
+}
