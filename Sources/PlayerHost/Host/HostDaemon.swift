@@ -30,6 +30,7 @@ public final class HostDaemon {
         do { loop = try EventLoop() } catch { throw .loop(error) }
         dispatcher = RPCDispatcher(limits: options.limits)
         nowPlaying = NowPlayingService(loop: loop, logger: logger)
+        nowPlaying.setLimits(options.config.modelLimits)
         if let ms = options.config.commandTimeoutMilliseconds { nowPlaying.commandTimeoutMilliseconds = UInt64(max(ms, 1)) }
         nowPlaying.publisher.configure(options.config.gateConfiguration)
         provided = ProvidedMethods(dispatcher: dispatcher, loop: loop)
