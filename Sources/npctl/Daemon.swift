@@ -5,7 +5,7 @@ import PlayerHost
 struct Daemon: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Start, stop or query the daemon.",
-        subcommands: [Start.self, Stop.self, Status.self])
+        subcommands: [Start.self, Stop.self, Status.self, Reload.self])
 
     struct Start: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Start playerhostd in the background.")

@@ -35,6 +35,8 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var pluginDirectory: String?
     /// Plugin executables named explicitly.
     public var plugins: [PluginConfig]?
+    /// Where state.json is kept (default `$XDG_STATE_HOME/playerhost`).
+    public var stateDirectory: String?
 
     public init(sessions: [SessionConfig] = []) { self.sessions = sessions }
 
@@ -47,6 +49,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case sessions = "session"
         case pluginDirectory = "plugin_dir"
         case plugins = "plugin"
+        case stateDirectory = "state_dir"
     }
 
     public init(from decoder: Decoder) throws {
@@ -59,6 +62,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         sessions = try c.decodeIfPresent([SessionConfig].self, forKey: .sessions) ?? []
         pluginDirectory = try c.decodeIfPresent(String.self, forKey: .pluginDirectory)
         plugins = try c.decodeIfPresent([PluginConfig].self, forKey: .plugins)
+        stateDirectory = try c.decodeIfPresent(String.self, forKey: .stateDirectory)
     }
 
     /// The plugin directory in effect.

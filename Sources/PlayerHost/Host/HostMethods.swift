@@ -28,7 +28,7 @@ enum HostMethods {
             .sync("host.version", summary: "The daemon's version and protocol version.", result: .object) { _ in
                 ["version": .string(HostVersion.string), "protocol": .int(Int64(HostVersion.protocolVersion))]
             },
-            .sync("host.stats", summary: "Counters: connections, requests served, uptime.", result: .object) { [unowned host] _ in
+            .sync("host.stats", summary: "Counters: connections, requests served, uptime; the state file (path, writes, fault).", result: .object) { [unowned host] _ in
                 [
                     "sessions": .int(Int64(host.nowPlaying.model.sessions.count)),
                     "eventsPublished": .int(Int64(host.nowPlaying.eventsPublished)),
@@ -39,6 +39,7 @@ enum HostMethods {
                     "uptime": .double((host.uptime * 1000).rounded() / 1000),
                     "pid": .int(Int64(getpid())),
                     "timersArmed": .int(Int64(host.loop.activeHandleTypes.filter { $0 == "timer" }.count)),
+                    "state": host.state?.statsJSON ?? .null,
                 ]
             },
             .sync("host.shutdown", summary: "Reply true, then shut down in order.", result: .boolean) { [unowned host] _ in

@@ -27,6 +27,8 @@ public final class NowPlayingService {
     private var isPublishing = false
     /// Events published since start.
     public private(set) var eventsPublished = 0
+    /// Told of every batch published (the state store; the gate's Publisher takes this over).
+    var onPublish: (([ModelEvent]) -> Void)?
 
     public init(loop: EventLoop, logger: Logger, model: NowPlayingModel = NowPlayingModel()) {
         self.loop = loop
@@ -160,6 +162,7 @@ public final class NowPlayingService {
     /// event with the whole current value.
     func publish(_ events: [ModelEvent]) {
         guard !events.isEmpty else { return }
+        onPublish?(events)
         backlog += events
         guard !isPublishing else { return }
         isPublishing = true
