@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 @testable import PlayerHost
 
@@ -95,5 +96,48 @@ import Testing
         #expect(throws: StateFileError.self) { try StateFile.parse(Array(bytes.prefix(bytes.count / 2))) }
         #expect(throws: StateFileError.self) { try StateFile.parse(Array("\u{1}garbage{{".utf8)) }
         #expect(throws: StateFileError.futureVersion(99)) { try StateFile.parse(Array(#"{"version":99,"sessions":[]}"#.utf8)) }
+    }
+}
+
+/// What one state write costs at 1 000 host sessions (3 items each, default commands, manual
+/// info), off unless `PH_BENCH` is set:
+///
+///     PH_BENCH=1 taskset -c 0 swift test --skip-build --filter StateWriteBench
+///
+/// Rendering and the atomic write are measured on a snapshot of 1 000 sessions; taking it from
+/// the model on 200 (building a 1 000-session model op by op is slow in a debug build).
+@Suite(.serialized) struct StateWriteBench {
+    @Test(.enabled(if: getenv("PH_BENCH") != nil))
+    func writeAtAThousandSessions() throws {
+        var m = NowPlayingModel()
+        for i in 0..<200 {
+            let id = "s\(i)"
+            try m.makeEligible(id, items: (0..<3).map { song("T\(i)-\($0)", 200) })
+            _ = try m.setInfo(session: id, info: ["albumTitle": .string("Album \(i)")], now: .zero)
+        }
+        let dir = DaemonHarness.makeTempDirectory()
+        defer { _ = try? runShell("rm -rf '\(dir)'") }
+        func median(_ body: () -> Void) -> Double {
+            var runs: [UInt64] = []
+            for _ in 0..<9 {
+                let t0 = EventLoop.hrtime()
+                body()
+                runs.append(EventLoop.hrtime() - t0)
+            }
+            return Double(runs.sorted()[runs.count / 2]) / 1e6
+        }
+        var snap = HostSnapshot()
+        let capture = median { snap = HostSnapshot(of: m, now: at(1), configSessions: []) }
+        let one = snap.sessions[0]
+        var big = HostSnapshot()
+        big.sessions = (0..<1000).map { i in
+            var s = one
+            s.id = "s\(i)"
+            return s
+        }
+        var bytes: [UInt8] = []
+        let render = median { bytes = StateFile.render(big, savedAt: 0) }
+        let write = median { _ = StateStore.writeAtomically(bytes, directory: dir, name: "state.json") }
+        print("state write: capture of 200 sessions \(capture) ms; at 1000 sessions (\(bytes.count) bytes) render \(render) ms, atomic write (fsync ×2) \(write) ms")
     }
 }

@@ -126,8 +126,8 @@ public final class ConfigReloader {
     /// `host.reload`.
     static func method(host: HostDaemon) -> RPCMethod {
         .sync("host.reload", summary: "Re-read the configuration file, as SIGHUP does: sessions added are created, removed ones closed, settings and plugins applied. A file with an error changes nothing (configInvalid, with the line).",
-              result: .object, resultSummary: "{reloaded, sessionsAdded, sessionsRemoved, settingsChanged, pluginsStarted, pluginsStopped}") { [unowned host] _ throws(RPCError) in
-            guard let reloader = host.reloader else { throw RPCError(.invalidState, "the host is not started") }
+              result: .object, resultSummary: "{reloaded, sessionsAdded, sessionsRemoved, settingsChanged, pluginsStarted, pluginsStopped}") { [weak host] _ throws(RPCError) in
+            guard let reloader = host?.reloader else { throw RPCError(.invalidState, "the host is not started") }
             do throws(HostError) {
                 return try reloader.reload(trigger: "host.reload").json
             } catch {

@@ -62,24 +62,26 @@ public final class HostDaemon {
             lock = nil
             throw .server(error)
         }
-        server.onDisconnect = { [unowned self] rpc in
+        // Weak throughout: callbacks of handles may outlive the daemon object in tests.
+        server.onDisconnect = { [weak self] rpc in
+            guard let self else { return }
             self.logger.debug("client \(rpc.id) (\(rpc.client.appName ?? "anonymous")) disconnected")
             self.nowPlaying.clientDisconnected(ClientID(rpc.id))
             self.provided.connectionClosed(rpc.id)
         }
-        provided.connection = { [unowned self] id in self.server.connection(id: id) }
-        nowPlaying.connection = { [unowned self] id in self.server.connection(id: Int(id)) }
-        nowPlaying.connections = { [unowned self] in self.server.connections }
+        provided.connection = { [weak self] id in self?.server.connection(id: id) }
+        nowPlaying.connection = { [weak self] id in self?.server.connection(id: Int(id)) }
+        nowPlaying.connections = { [weak self] in self?.server.connections ?? [] }
         do {
             for sig in [SIGTERM, SIGINT] {
                 let w = try SignalWatcher(loop: loop)
-                try w.start(signal: sig) { [unowned self] s in
-                    self.shutdown(reason: s == SIGTERM ? "SIGTERM" : "SIGINT")
+                try w.start(signal: sig) { [weak self] s in
+                    self?.shutdown(reason: s == SIGTERM ? "SIGTERM" : "SIGINT")
                 }
                 signals.append(w)
             }
             let hup = try SignalWatcher(loop: loop)
-            try hup.start(signal: SIGHUP) { [unowned self] _ in _ = try? self.reloader?.reload(trigger: "SIGHUP") }
+            try hup.start(signal: SIGHUP) { [weak self] _ in _ = try? self?.reloader?.reload(trigger: "SIGHUP") }
             signals.append(hup)
         } catch {
             throw .loop(error)
@@ -140,8 +142,8 @@ public final class HostDaemon {
         // Unreferenced, the timer never keeps the loop alive by itself.
         if let deadline = try? Timer(loop: loop) {
             deadline.isReferenced = false
-            deadline.start(after: shutdownGraceMilliseconds) { [unowned self] in
-                self.server.closeAllNow(reason: "shutdown deadline")
+            deadline.start(after: shutdownGraceMilliseconds) { [weak self] in
+                self?.server.closeAllNow(reason: "shutdown deadline")
                 deadline.close()
             }
         }

@@ -98,7 +98,7 @@ public final class StateStore {
             }
         }
         guard let timer, !timer.isActive else { return }
-        timer.start(after: delayMilliseconds) { [unowned self] in self.writeNow() }
+        timer.start(after: delayMilliseconds) { [weak self] in self?.writeNow() }
     }
 
     /// Whether a write is pending.
@@ -158,7 +158,7 @@ public final class StateStore {
         let dir = defaultDirectory(explicit: host.options.stateDirectory ?? host.options.config.stateDirectory, environment: env)
         let store = StateStore(loop: host.loop, directory: dir, logger: host.logger)
         host.state = store
-        let configIDs = { [unowned host] in host.reloader?.configSessionIDs ?? [] }
+        let configIDs = { [weak host] in host?.reloader?.configSessionIDs ?? [] }
         if let saved = store.load() {
             let listed = configIDs()
             do {
@@ -171,10 +171,11 @@ public final class StateStore {
                 host.logger.error("restoring from \(store.path): \(error.message)")
             }
         }
-        store.snapshot = { [unowned host] in
-            HostSnapshot(of: host.nowPlaying.model, now: host.nowPlaying.now, configSessions: configIDs())
+        store.snapshot = { [weak host] in
+            guard let host else { return HostSnapshot() }
+            return HostSnapshot(of: host.nowPlaying.model, now: host.nowPlaying.now, configSessions: configIDs())
         }
-        host.nowPlaying.onPublish = { [unowned store] _ in store.changed() }
+        host.nowPlaying.onPublish = { [weak store] _ in store?.changed() }
     }
 
     // MARK: File system
