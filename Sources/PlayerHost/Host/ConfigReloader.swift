@@ -6,9 +6,9 @@ import Logging
 /// - `[[session]]` entries added are created (by the in-process plugins' `reload`, the same
 ///   path that creates them at start); entries removed are closed — only sessions the config
 ///   made, and only while the host still owns them. An entry kept keeps its live state.
-/// - `command_timeout_ms` takes effect for the next command; `log_level` through
-///   `applyLogLevel` (playerhostd sets it); `coalesce_ms` and `placeholders` are taken (they are
-///   not applied by the host yet, at start either).
+/// - `command_timeout_ms` takes effect for the next command; `coalesce_ms` and `placeholders`
+///   reconfigure the now-playing gate; `log_level` goes to `applyLogLevel` when the executable
+///   sets that hook (playerhostd does not yet: its log level comes from `--log-level`).
 /// - `[[plugin]]` entries and the plugin directory's executables: added ones start, removed ones
 ///   get SIGTERM.
 ///
@@ -95,8 +95,11 @@ public final class ConfigReloader {
             if let name = new.logLevel, let level = Logger.Level(rawValue: name) { applyLogLevel?(level) }
             s.changed.append("log_level")
         }
-        if old.coalesceMilliseconds != new.coalesceMilliseconds { s.changed.append("coalesce_ms") }
-        if old.placeholders != new.placeholders { s.changed.append("placeholders") }
+        if old.coalesceMilliseconds != new.coalesceMilliseconds || old.placeholders != new.placeholders {
+            host.nowPlaying.publisher.configure(new.gateConfiguration)
+            if old.coalesceMilliseconds != new.coalesceMilliseconds { s.changed.append("coalesce_ms") }
+            if old.placeholders != new.placeholders { s.changed.append("placeholders") }
+        }
         config = new
         // In-process plugins see the new config: the clock-sessions plugin creates added sessions.
         host.inProcess.reload(new)

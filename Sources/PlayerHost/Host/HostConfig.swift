@@ -29,12 +29,12 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var socket: String?
     /// Log level (the command line's `--log-level` wins).
     public var logLevel: String?
-    /// The now-playing coalescing window, in milliseconds. Accepted but not applied yet: events
-    /// are delivered as they happen (coalescing is SPEC §1's next step).
+    /// The now-playing coalescing window, in milliseconds (default 250; 0 sends every change).
     public var coalesceMilliseconds: Int?
     /// How long an out-of-process command target may take before `commandFailed`, in ms.
     public var commandTimeoutMilliseconds: Int?
-    /// Values that never replace real metadata of the playing item. Accepted but not applied yet.
+    /// Values that never replace a real title, artist or album title of the playing item
+    /// (default `""`, `Loading…`, `Loading...`, `Connecting…`, `Connecting...`).
     public var placeholders: [String]?
     /// Sessions to create at start (owned by the host; they survive clients).
     public var sessions: [SessionConfig]
@@ -44,6 +44,8 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var plugins: [PluginConfig]?
     /// Where state.json is kept (default `$XDG_STATE_HOME/playerhost`).
     public var stateDirectory: String?
+    /// The built-in mpv plugin (`[mpv]`).
+    public var mpv: MPVConfig?
 
     public init(sessions: [SessionConfig] = []) { self.sessions = sessions }
 
@@ -58,6 +60,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         ConfigKey("plugin_dir", .string),
         ConfigKey("plugin", .tables(PluginConfig.schema)),
         ConfigKey("state_dir", .string),
+        ConfigKey("mpv", .table(MPVConfig.schema)),
     ]
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -70,6 +73,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case pluginDirectory = "plugin_dir"
         case plugins = "plugin"
         case stateDirectory = "state_dir"
+        case mpv
     }
 
     public init(from decoder: Decoder) throws {
@@ -83,6 +87,14 @@ public struct HostConfig: Codable, Sendable, Equatable {
         pluginDirectory = try c.decodeIfPresent(String.self, forKey: .pluginDirectory)
         plugins = try c.decodeIfPresent([PluginConfig].self, forKey: .plugins)
         stateDirectory = try c.decodeIfPresent(String.self, forKey: .stateDirectory)
+        mpv = try c.decodeIfPresent(MPVConfig.self, forKey: .mpv)
+    }
+
+    /// What the now-playing gate does, from `coalesce_ms` and `placeholders`.
+    public var gateConfiguration: NowPlayingGate.Configuration {
+        NowPlayingGate.Configuration(
+            coalesceMilliseconds: coalesceMilliseconds ?? NowPlayingGate.Configuration.defaultCoalesceMilliseconds,
+            placeholders: placeholders ?? NowPlayingGate.Configuration.defaultPlaceholders)
     }
 
     /// The plugin directory in effect.
@@ -147,7 +159,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
                 throw .config("\(source): session '\(s.id)': players must be 1…16, not \(p)")
             }
         }
-        if let c = coalesceMilliseconds, c < 0 { throw .config("\(source): coalesce_ms must be ≥ 0") }
+        if let c = coalesceMilliseconds, !(0...60_000).contains(c) { throw .config("\(source): coalesce_ms must be 0…60000") }
     }
 
     /// The effective configuration as TOML (`playerhostd --print-config`).
@@ -194,6 +206,20 @@ public struct PluginConfig: Codable, Sendable, Equatable {
         self.path = path
         self.args = args
     }
+}
+
+/// The built-in mpv plugin's settings (`[mpv]`).
+public struct MPVConfig: Codable, Sendable, Equatable {
+    /// URL schemes `mpv.open` accepts besides absolute file paths, `file`, `http` and `https`
+    /// (e.g. `["rtmp", "ytdl"]`). mpv's own protocols (`av`, `lavfi`, `edl`…) can read and write
+    /// any file the user can: add them only if every client may do that.
+    public var urlSchemes: [String]?
+
+    public init(urlSchemes: [String]? = nil) { self.urlSchemes = urlSchemes }
+
+    static let schema: [ConfigKey] = [ConfigKey("url_schemes", .array(.string))]
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case urlSchemes = "url_schemes" }
 }
 
 /// A session the config creates at start.

@@ -4,7 +4,7 @@ import Logging
 /// Keeps the host's own sessions across restarts in `<dir>/state.json` (default
 /// `$XDG_STATE_HOME/playerhost`, else `~/.local/state/playerhost`; directory 0700, file 0600).
 ///
-/// A change (any published event) arms one one-shot timer; when it fires, one snapshot is
+/// A change (any event on the publisher, of which the store is an `EventSink`) arms one one-shot timer; when it fires, one snapshot is
 /// written. So at most one write a second, and no timer at all while nothing changes. An
 /// orderly stop writes at once with exact positions. Every write is atomic — temp file, fsync,
 /// rename, fsync of the directory — so a `kill -9` at any moment leaves the previous file or the
@@ -175,7 +175,7 @@ public final class StateStore {
             guard let host else { return HostSnapshot() }
             return HostSnapshot(of: host.nowPlaying.model, now: host.nowPlaying.now, configSessions: configIDs())
         }
-        host.nowPlaying.onPublish = { [weak store] _ in store?.changed() }
+        host.nowPlaying.publisher.add(store)
     }
 
     // MARK: File system
@@ -253,6 +253,11 @@ public final class StateStore {
         }
         return .success(out)
     }
+}
+
+/// A sink of the one publication path: any published change schedules a write.
+extension StateStore: EventSink {
+    public func receive(_ event: PublishedEvent) { changed() }
 }
 
 /// An errno value as an error.
