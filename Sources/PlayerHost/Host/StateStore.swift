@@ -13,8 +13,9 @@ import Logging
 /// clock player that plays on without changes is not rewritten, so that can be earlier than
 /// where it was when killed.
 ///
-/// Writes run on the loop: at 1 000 sessions one takes ~milliseconds (see docs/PERFORMANCE.md),
-/// at most once a second. A failing write (unwritable directory, full disk) never stops the host:
+/// Writes run on the loop, at most once a second. That is cheap for tens of sessions but not at
+/// 1 000 (docs/PERFORMANCE.md: rendering 1.4 MB dominates); moving render and write to a worker
+/// (`uv_queue_work`) with the capture staying on the loop is the next step. A failing write (unwritable directory, full disk) never stops the host:
 /// the fault is kept for `host.stats` and logged once, and the next change tries again.
 public final class StateStore {
     /// The file's directory.
