@@ -12,8 +12,9 @@ struct Daemon: ParsableCommand {
               npctl daemon start -- --config examples/demo.toml
               npctl daemon status
               npctl daemon stop
+              npctl daemon reload
             """,
-        subcommands: [Start.self, Stop.self, Status.self])
+        subcommands: [Start.self, Stop.self, Status.self, Reload.self])
 
     struct Start: ParsableCommand {
         static let configuration = CommandConfiguration(

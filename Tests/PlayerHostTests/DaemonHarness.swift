@@ -42,7 +42,8 @@ final class DaemonHarness {
     }
 
     /// Starts the daemon with `arguments` and waits until its socket accepts (or it exits).
-    /// Returns true when ready.
+    /// Returns true when ready. Its state file lives in `<directory>/state` unless `arguments`
+    /// name a `--state-dir` (never the user's own), so a restart in the same harness restores.
     @discardableResult
     func start(_ arguments: [String] = [], environment: [String: String]? = nil, deadline: Double = 30) throws -> Bool {
         closeProcess()
@@ -52,7 +53,8 @@ final class DaemonHarness {
         stderrEnded = false
         let p = try ChildProcess(
             loop: loop, executable: Self.playerhostd,
-            arguments: ["--socket", socketPath, "--ready-fd", "3"] + arguments,
+            arguments: ["--socket", socketPath, "--ready-fd", "3"] + arguments
+                + (arguments.contains("--state-dir") ? [] : ["--state-dir", directory + "/state"]),
             environment: environment,
             stdio: [.ignore, .inherit, .pipe, .pipe],
             onExit: { [unowned self] e in self.exit = e })

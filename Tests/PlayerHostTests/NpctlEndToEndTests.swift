@@ -270,7 +270,7 @@ import Testing
     @Test func startWithPassthroughConfigThenStatusThenStop() throws {
         let dir = DaemonHarness.makeTempDirectory()
         defer { _ = try? runShell("rm -rf '\(dir)'") }
-        let npctl = "PLAYERHOST_SOCKET='\(dir)/s' timeout 30 '\(DaemonHarness.npctl)'"
+        let npctl = "PLAYERHOST_SOCKET='\(dir)/s' XDG_STATE_HOME='\(dir)/state' timeout 30 '\(DaemonHarness.npctl)'"
         let start = try runShell("\(npctl) daemon start -- --config '\(DaemonHarness.packageRoot)/examples/demo.toml' 2>&1")
         #expect(start.status == 0, "\(start.output)")
         let sessions = try runShell("\(npctl) sessions")

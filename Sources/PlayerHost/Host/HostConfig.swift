@@ -49,6 +49,8 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var pluginDirectory: String?
     /// Plugin executables named explicitly.
     public var plugins: [PluginConfig]?
+    /// Where state.json is kept (default `$XDG_STATE_HOME/playerhost`).
+    public var stateDirectory: String?
     /// The built-in mpv plugin (`[mpv]`).
     public var mpv: MPVConfig?
 
@@ -67,6 +69,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         ConfigKey("session", .tables(SessionConfig.schema)),
         ConfigKey("plugin_dir", .string),
         ConfigKey("plugin", .tables(PluginConfig.schema)),
+        ConfigKey("state_dir", .string),
         ConfigKey("mpv", .table(MPVConfig.schema)),
     ]
 
@@ -82,6 +85,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case sessions = "session"
         case pluginDirectory = "plugin_dir"
         case plugins = "plugin"
+        case stateDirectory = "state_dir"
         case mpv
     }
 
@@ -98,6 +102,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         sessions = try c.decodeIfPresent([SessionConfig].self, forKey: .sessions) ?? []
         pluginDirectory = try c.decodeIfPresent(String.self, forKey: .pluginDirectory)
         plugins = try c.decodeIfPresent([PluginConfig].self, forKey: .plugins)
+        stateDirectory = try c.decodeIfPresent(String.self, forKey: .stateDirectory)
         mpv = try c.decodeIfPresent(MPVConfig.self, forKey: .mpv)
     }
 

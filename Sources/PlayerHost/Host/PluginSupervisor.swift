@@ -30,6 +30,8 @@ public final class PluginSupervisor {
         var lastExit: ChildProcess.Exit?
         var lastError: String?
         var timer: Timer?
+        /// Dropped by a reload: never restarted.
+        var removed = false
         init(spec: Spec, restartPolicy: RestartPolicy) {
             self.spec = spec
             self.restartPolicy = restartPolicy
@@ -109,6 +111,10 @@ public final class PluginSupervisor {
         e.process?.close()
         e.process = nil
         e.lastExit = exit
+        if e.removed {
+            entries.removeAll { $0 === e }
+            return
+        }
         if stopping {
             e.state = .stopped
             return
@@ -154,6 +160,24 @@ public final class PluginSupervisor {
         killer.start(after: grace) {
             for p in running where p.exit == nil { try? p.kill(SIGKILL) }
             killer.close()
+        }
+    }
+
+    /// The plugins supervised now (not those stopped by `stop(name:)`).
+    public var specs: [Spec] { entries.filter { !$0.removed }.map(\.spec) }
+
+    /// Stops one plugin for good (a reload dropped it): SIGTERM, no restart; it leaves the list
+    /// once it has exited.
+    public func stop(name: String) {
+        for e in entries where e.spec.name == name && !e.removed {
+            e.removed = true
+            e.timer?.close()
+            e.timer = nil
+            if let p = e.process {
+                try? p.kill(SIGTERM)
+            } else {
+                entries.removeAll { $0 === e }
+            }
         }
     }
 

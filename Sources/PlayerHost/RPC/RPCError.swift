@@ -73,6 +73,7 @@ public enum RPCErrorCode: Int, Sendable, CaseIterable {
     case shuttingDown = 1070
     case timeout = 1080
     case invalidState = 1090
+    case configInvalid = 1100
 
     /// The case's name (`sessionNotFound`), for logs and messages.
     public var name: String { String(describing: self) }
@@ -103,6 +104,7 @@ public enum RPCErrorCode: Int, Sendable, CaseIterable {
         case .shuttingDown: return "the host is shutting down"
         case .timeout: return "a handler did not answer in time"
         case .invalidState: return "the operation does not apply in the current state"
+        case .configInvalid: return "the configuration file has an error; the one in effect stays"
         }
     }
 }
