@@ -1,6 +1,13 @@
 import Glibc
 import TOMLKit
 
+// Adding a configuration key: add the property and its `CodingKeys` case as usual, and one line
+// to the `schema` of its table below (`ConfigKey("artwork_cache_mb", .integer)`); a new table
+// (`[mpris]`) is one line too, `ConfigKey("mpris", .table(MPRISConfig.schema))`, with the
+// struct's own `schema`. The schema is what the file may say: a key missing from it is refused
+// as unknown (and `HostConfigTests.schemaNamesEveryCodingKey` fails), a value of another kind is
+// refused with what was expected. Ranges and cross-key rules go in `validate`.
+
 /// The daemon's configuration file (TOML): host settings and the sessions to create at start.
 ///
 /// ```toml
@@ -22,12 +29,12 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var socket: String?
     /// Log level (the command line's `--log-level` wins).
     public var logLevel: String?
-    /// The now-playing coalescing window, in milliseconds. Accepted but not applied yet: events
-    /// are delivered as they happen (coalescing is SPEC §1's next step).
+    /// The now-playing coalescing window, in milliseconds (default 250; 0 sends every change).
     public var coalesceMilliseconds: Int?
     /// How long an out-of-process command target may take before `commandFailed`, in ms.
     public var commandTimeoutMilliseconds: Int?
-    /// Values that never replace real metadata of the playing item. Accepted but not applied yet.
+    /// Values that never replace a real title, artist or album title of the playing item
+    /// (default `""`, `Loading…`, `Loading...`, `Connecting…`, `Connecting...`).
     public var placeholders: [String]?
     /// Sessions to create at start (owned by the host; they survive clients).
     public var sessions: [SessionConfig]
@@ -35,10 +42,25 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var pluginDirectory: String?
     /// Plugin executables named explicitly.
     public var plugins: [PluginConfig]?
+    /// The built-in mpv plugin (`[mpv]`).
+    public var mpv: MPVConfig?
 
     public init(sessions: [SessionConfig] = []) { self.sessions = sessions }
 
-    enum CodingKeys: String, CodingKey {
+    /// Every top-level key the file may hold (see the note at the top of this file).
+    static let schema: [ConfigKey] = [
+        ConfigKey("socket", .string),
+        ConfigKey("log_level", .string),
+        ConfigKey("coalesce_ms", .integer),
+        ConfigKey("command_timeout_ms", .integer),
+        ConfigKey("placeholders", .array(.string)),
+        ConfigKey("session", .tables(SessionConfig.schema)),
+        ConfigKey("plugin_dir", .string),
+        ConfigKey("plugin", .tables(PluginConfig.schema)),
+        ConfigKey("mpv", .table(MPVConfig.schema)),
+    ]
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case socket
         case logLevel = "log_level"
         case coalesceMilliseconds = "coalesce_ms"
@@ -47,6 +69,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case sessions = "session"
         case pluginDirectory = "plugin_dir"
         case plugins = "plugin"
+        case mpv
     }
 
     public init(from decoder: Decoder) throws {
@@ -59,6 +82,14 @@ public struct HostConfig: Codable, Sendable, Equatable {
         sessions = try c.decodeIfPresent([SessionConfig].self, forKey: .sessions) ?? []
         pluginDirectory = try c.decodeIfPresent(String.self, forKey: .pluginDirectory)
         plugins = try c.decodeIfPresent([PluginConfig].self, forKey: .plugins)
+        mpv = try c.decodeIfPresent(MPVConfig.self, forKey: .mpv)
+    }
+
+    /// What the now-playing gate does, from `coalesce_ms` and `placeholders`.
+    public var gateConfiguration: NowPlayingGate.Configuration {
+        NowPlayingGate.Configuration(
+            coalesceMilliseconds: coalesceMilliseconds ?? NowPlayingGate.Configuration.defaultCoalesceMilliseconds,
+            placeholders: placeholders ?? NowPlayingGate.Configuration.defaultPlaceholders)
     }
 
     /// The plugin directory in effect.
@@ -74,14 +105,23 @@ public struct HostConfig: Codable, Sendable, Equatable {
         return (environment["HOME"] ?? "/root") + "/.config/playerhost/playerhost.toml"
     }
 
-    /// Parses TOML text; errors name the problem in one line.
+    /// Parses TOML text; errors name the problem in one line: the key's path, its line when it
+    /// can be found, and what was expected. Unknown keys are errors.
     public static func parse(_ text: String, source: String = "config") throws(HostError) -> HostConfig {
-        let config: HostConfig
+        let table: TOMLTable
         do {
-            config = try TOMLDecoder().decode(HostConfig.self, from: text)
+            table = try TOMLTable(string: text)
         } catch let e as TOMLParseError {
             throw .config("\(source):\(e.source.begin.line):\(e.source.begin.column): \(e.description)")
         } catch {
+            throw .config("\(source): \(error)")
+        }
+        try ConfigSchema.check(table, against: schema, source: source, text: text)
+        let config: HostConfig
+        do {
+            config = try TOMLDecoder().decode(HostConfig.self, from: table)
+        } catch {
+            // The schema let through something the types do not take: the two disagree.
             throw .config("\(source): \(Self.describe(error))")
         }
         try config.validate(source: source)
@@ -114,7 +154,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
                 throw .config("\(source): session '\(s.id)': players must be 1…16, not \(p)")
             }
         }
-        if let c = coalesceMilliseconds, c < 0 { throw .config("\(source): coalesce_ms must be ≥ 0") }
+        if let c = coalesceMilliseconds, !(0...60_000).contains(c) { throw .config("\(source): coalesce_ms must be 0…60000") }
     }
 
     /// The effective configuration as TOML (`playerhostd --print-config`).
@@ -148,11 +188,33 @@ public struct PluginConfig: Codable, Sendable, Equatable {
     public var path: String
     public var args: [String]?
 
+    static let schema: [ConfigKey] = [
+        ConfigKey("name", .string),
+        ConfigKey("path", .string),
+        ConfigKey("args", .array(.string)),
+    ]
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, path, args }
+
     public init(name: String? = nil, path: String, args: [String]? = nil) {
         self.name = name
         self.path = path
         self.args = args
     }
+}
+
+/// The built-in mpv plugin's settings (`[mpv]`).
+public struct MPVConfig: Codable, Sendable, Equatable {
+    /// URL schemes `mpv.open` accepts besides absolute file paths, `file`, `http` and `https`
+    /// (e.g. `["rtmp", "ytdl"]`). mpv's own protocols (`av`, `lavfi`, `edl`…) can read and write
+    /// any file the user can: add them only if every client may do that.
+    public var urlSchemes: [String]?
+
+    public init(urlSchemes: [String]? = nil) { self.urlSchemes = urlSchemes }
+
+    static let schema: [ConfigKey] = [ConfigKey("url_schemes", .array(.string))]
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case urlSchemes = "url_schemes" }
 }
 
 /// A session the config creates at start.
@@ -180,7 +242,22 @@ public struct SessionConfig: Codable, Sendable, Equatable {
         self.kind = kind
     }
 
-    enum CodingKeys: String, CodingKey {
+    static let schema: [ConfigKey] = [
+        ConfigKey("id", .string),
+        ConfigKey("kind", .string),
+        ConfigKey("players", .integer),
+        ConfigKey("category", .string),
+        ConfigKey("options", .array(.string)),
+        ConfigKey("activate", .boolean),
+        ConfigKey("bind_defaults", .boolean),
+        ConfigKey("background_audio", .boolean),
+        ConfigKey("automatically_publishes", .boolean),
+        ConfigKey("autoplay", .boolean),
+        ConfigKey("repeat", .string),
+        ConfigKey("item", .tables(ItemConfig.schema)),
+    ]
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case id, kind, players, category, options, activate
         case bindDefaults = "bind_defaults"
         case backgroundAudio = "background_audio"
@@ -207,7 +284,15 @@ public struct ItemConfig: Codable, Sendable, Equatable {
         self.url = url
     }
 
-    enum CodingKeys: String, CodingKey { case title, artist, album, duration, url }
+    static let schema: [ConfigKey] = [
+        ConfigKey("title", .string),
+        ConfigKey("artist", .string),
+        ConfigKey("album", .string),
+        ConfigKey("duration", .number),
+        ConfigKey("url", .string),
+    ]
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case title, artist, album, duration, url }
 
     /// The item as `player.load` takes it.
     public var json: JSON {

@@ -31,6 +31,7 @@ public final class HostDaemon {
         dispatcher = RPCDispatcher(limits: options.limits)
         nowPlaying = NowPlayingService(loop: loop, logger: logger)
         if let ms = options.config.commandTimeoutMilliseconds { nowPlaying.commandTimeoutMilliseconds = UInt64(max(ms, 1)) }
+        nowPlaying.publisher.configure(options.config.gateConfiguration)
         provided = ProvidedMethods(dispatcher: dispatcher, loop: loop)
         dispatcher.table.register(HostMethods.all(host: self))
         dispatcher.table.register(HostMethods.model(nowPlaying))
@@ -62,12 +63,13 @@ public final class HostDaemon {
         server.onDisconnect = { [weak self] rpc in
             guard let self else { return }
             self.logger.debug("client \(rpc.id) (\(rpc.client.appName ?? "anonymous")) disconnected")
+            self.nowPlaying.publisher.subscribers.remove(connectionID: rpc.id)
             self.nowPlaying.clientDisconnected(ClientID(rpc.id))
             self.provided.connectionClosed(rpc.id)
         }
         provided.connection = { [weak self] id in self?.server.connection(id: id) }
         nowPlaying.connection = { [weak self] id in self?.server.connection(id: Int(id)) }
-        nowPlaying.connections = { [weak self] in self?.server.connections ?? [] }
+        nowPlaying.publisher.subscribers.connection = { [weak self] id in self?.server.connection(id: Int(id)) }
         do {
             for sig in [SIGTERM, SIGINT] {
                 let w = try SignalWatcher(loop: loop)

@@ -29,11 +29,18 @@ enum HostMethods {
             .sync("host.version", summary: "The daemon's version and protocol version.", result: .object) { _ in
                 ["version": .string(HostVersion.string), "protocol": .int(Int64(HostVersion.protocolVersion))]
             },
-            .sync("host.stats", summary: "Counters: connections, requests served, uptime.", result: .object) { [weak host] _ throws(RPCError) in
+            .sync("host.stats", summary: "Counters: connections, requests served, events (offered, coalesced, dropped as identical, placeholders blocked), uptime.",
+                  result: .object) { [weak host] _ throws(RPCError) in
                 guard let host else { throw RPCError(.shuttingDown, "the host is shutting down") }
+                let gate = host.nowPlaying.publisher.gate.counters
                 return [
                     "sessions": .int(Int64(host.nowPlaying.model.sessions.count)),
                     "eventsPublished": .int(Int64(host.nowPlaying.eventsPublished)),
+                    "eventsOffered": .int(Int64(gate.offered)),
+                    "eventsSent": .int(Int64(gate.sent)),
+                    "eventsCoalesced": .int(Int64(gate.coalesced)),
+                    "eventsDroppedIdentical": .int(Int64(gate.droppedIdentical)),
+                    "placeholdersBlocked": .int(Int64(gate.placeholdersBlocked)),
                     "connections": .int(Int64(host.server.connectionCount)),
                     "connectionsAccepted": .int(Int64(host.server.totalAccepted)),
                     "connectionsRefused": .int(Int64(host.server.totalRefused)),

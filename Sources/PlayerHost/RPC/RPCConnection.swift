@@ -102,6 +102,15 @@ public final class RPCConnection {
         requestFlush()
     }
 
+    /// Queues a notification line encoded elsewhere, once for many connections (an event sent
+    /// to every subscriber): the bytes are appended as they are, never re-encoded. With `flush`
+    /// false the caller asks for the write later (`onOutput`), so that many events cost one write.
+    public func sendEncoded(_ line: [UInt8], flush: Bool = true) {
+        guard !isClosed else { return }
+        output.append(contentsOf: line)
+        if flush { requestFlush() }
+    }
+
     /// Sends a request to the client; `completion` runs with its response, or with an error from
     /// `failOutgoing` (timeout, disconnect). Returns the request id.
     @discardableResult
