@@ -146,7 +146,11 @@ public final class HostDaemon {
         if let deadline = try? Timer(loop: loop) {
             deadline.isReferenced = false
             deadline.start(after: shutdownGraceMilliseconds) { [weak self] in
-                self?.server.closeAllNow(reason: "shutdown deadline")
+                guard let self else { return }
+                if self.server.connectionCount > 0 {
+                    self.logger.warning("shutdown deadline: closing \(self.server.connectionCount) connection(s) that did not take their last replies")
+                }
+                self.server.closeAllNow(reason: "shutdown deadline")
                 deadline.close()
             }
         }

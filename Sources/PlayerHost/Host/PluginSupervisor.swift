@@ -76,8 +76,36 @@ public final class PluginSupervisor {
         launch(e)
     }
 
+    /// Why running `path` would be unsafe (sshd's StrictModes), or nil: the file and every
+    /// directory above it must be owned by us or root and writable by no one else, or another
+    /// user could make the daemon run their code as us.
+    public static func unsafeReason(path: String) -> String? {
+        var current = path
+        while true {
+            var st = stat()
+            guard stat(current, &st) == 0 else { return "cannot stat \(current): \(String(cString: strerror(errno)))" }
+            if st.st_uid != getuid() && st.st_uid != 0 {
+                return "\(current) is owned by uid \(st.st_uid), not by us (uid \(getuid())) or root"
+            }
+            let isDir = (st.st_mode & S_IFMT) == S_IFDIR
+            // A sticky world-writable directory (/tmp) still lets no one replace our files.
+            let sticky = isDir && (st.st_mode & S_ISVTX) != 0
+            if st.st_mode & 0o022 != 0 && !sticky {
+                return "\(current) is writable by \((st.st_mode & 0o002) != 0 ? "others" : "its group")"
+            }
+            if current == "/" || !current.hasPrefix("/") { return nil }
+            current = SocketLocation.directory(of: current)
+        }
+    }
+
     private func launch(_ e: Entry) {
         guard !stopping else { return }
+        if let reason = Self.unsafeReason(path: e.spec.path) {
+            e.state = .failed
+            e.lastError = "refused: \(reason)"
+            logger.error("plugin \(e.spec.name) refused: \(reason)")
+            return
+        }
         e.state = .starting
         var env = SocketLocation.currentEnvironment()
         env["PLAYERHOST_SOCKET"] = socketPath
