@@ -81,7 +81,7 @@ public final class NowPlayingService {
         let waitNS = deadline.nanoseconds > nowNS ? deadline.nanoseconds - nowNS : 0
         // Round up: firing a fraction early would not reach the deadline.
         let ms = (waitNS + 999_999) / 1_000_000
-        deadlineTimer?.start(after: ms) { [unowned self] in self.deadlineReached() }
+        deadlineTimer?.start(after: ms) { [weak self] in self?.deadlineReached() }
     }
 
     private func deadlineReached() {
@@ -120,8 +120,8 @@ public final class NowPlayingService {
             var settled = false
             let timer = try? Timer(loop: loop)
             var requestID: Int64 = 0
-            requestID = rpc.request(method: "command.handle", params: invocation.toJSON()) { [unowned self] result in
-                guard !settled else { return }
+            requestID = rpc.request(method: "command.handle", params: invocation.toJSON()) { [weak self] result in
+                guard let self, !settled else { return }
                 settled = true
                 timer?.close()
                 let status: CommandStatus
@@ -131,8 +131,8 @@ public final class NowPlayingService {
                 }
                 self.resume(dispatch, status: status, promise: promise)
             }
-            timer?.start(after: commandTimeoutMilliseconds) { [unowned self, weak rpc] in
-                guard !settled else { return }
+            timer?.start(after: commandTimeoutMilliseconds) { [weak self, weak rpc] in
+                guard let self, !settled else { return }
                 settled = true
                 timer?.close()
                 self.logger.warning("command \(invocation.event.command.rawValue) target \(invocation.token) of client \(invocation.client) timed out")

@@ -25,6 +25,10 @@ public final class RPCConnection {
     public private(set) var heldReplyBytes = 0
     /// Set by `close()`.
     public private(set) var isClosed = false
+    /// Runs work on a later loop turn (the transport sets it): a request made on a closed
+    /// connection fails there, not inside the `request` call. Unset (tests of this type alone):
+    /// at once.
+    public var scheduler: ((@escaping () -> Void) -> Void)?
 
     private var framer: LineFramer
     private var inReceive = false
@@ -87,7 +91,8 @@ public final class RPCConnection {
     @discardableResult
     public func request(method: String, params: JSON, completion: @escaping (Result<JSON, RPCError>) -> Void) -> Int64 {
         guard !isClosed else {
-            completion(.failure(RPCError(.shuttingDown, "the connection is closed")))
+            let fail = { completion(.failure(RPCError(.shuttingDown, "the connection is closed"))) }
+            if let scheduler { scheduler(fail) } else { fail() }
             return 0
         }
         let rid = nextOutgoingID
