@@ -42,6 +42,8 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var pluginDirectory: String?
     /// Plugin executables named explicitly.
     public var plugins: [PluginConfig]?
+    /// The built-in mpv plugin (`[mpv]`).
+    public var mpv: MPVConfig?
 
     public init(sessions: [SessionConfig] = []) { self.sessions = sessions }
 
@@ -55,6 +57,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         ConfigKey("session", .tables(SessionConfig.schema)),
         ConfigKey("plugin_dir", .string),
         ConfigKey("plugin", .tables(PluginConfig.schema)),
+        ConfigKey("mpv", .table(MPVConfig.schema)),
     ]
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -66,6 +69,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case sessions = "session"
         case pluginDirectory = "plugin_dir"
         case plugins = "plugin"
+        case mpv
     }
 
     public init(from decoder: Decoder) throws {
@@ -78,6 +82,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         sessions = try c.decodeIfPresent([SessionConfig].self, forKey: .sessions) ?? []
         pluginDirectory = try c.decodeIfPresent(String.self, forKey: .pluginDirectory)
         plugins = try c.decodeIfPresent([PluginConfig].self, forKey: .plugins)
+        mpv = try c.decodeIfPresent(MPVConfig.self, forKey: .mpv)
     }
 
     /// What the now-playing gate does, from `coalesce_ms` and `placeholders`.
@@ -196,6 +201,20 @@ public struct PluginConfig: Codable, Sendable, Equatable {
         self.path = path
         self.args = args
     }
+}
+
+/// The built-in mpv plugin's settings (`[mpv]`).
+public struct MPVConfig: Codable, Sendable, Equatable {
+    /// URL schemes `mpv.open` accepts besides absolute file paths, `file`, `http` and `https`
+    /// (e.g. `["rtmp", "ytdl"]`). mpv's own protocols (`av`, `lavfi`, `edl`…) can read and write
+    /// any file the user can: add them only if every client may do that.
+    public var urlSchemes: [String]?
+
+    public init(urlSchemes: [String]? = nil) { self.urlSchemes = urlSchemes }
+
+    static let schema: [ConfigKey] = [ConfigKey("url_schemes", .array(.string))]
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case urlSchemes = "url_schemes" }
 }
 
 /// A session the config creates at start.
