@@ -44,6 +44,8 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var plugins: [PluginConfig]?
     /// `[mpris]`: the MPRIS2 export on the session bus.
     public var mpris: MPRISConfig?
+    /// The built-in mpv plugin (`[mpv]`).
+    public var mpv: MPVConfig?
 
     public init(sessions: [SessionConfig] = []) { self.sessions = sessions }
 
@@ -58,6 +60,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         ConfigKey("plugin_dir", .string),
         ConfigKey("plugin", .tables(PluginConfig.schema)),
         ConfigKey("mpris", .table(MPRISConfig.schema)),
+        ConfigKey("mpv", .table(MPVConfig.schema)),
     ]
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -70,6 +73,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case pluginDirectory = "plugin_dir"
         case plugins = "plugin"
         case mpris
+        case mpv
     }
 
     public init(from decoder: Decoder) throws {
@@ -83,6 +87,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         pluginDirectory = try c.decodeIfPresent(String.self, forKey: .pluginDirectory)
         plugins = try c.decodeIfPresent([PluginConfig].self, forKey: .plugins)
         mpris = try c.decodeIfPresent(MPRISConfig.self, forKey: .mpris)
+        mpv = try c.decodeIfPresent(MPVConfig.self, forKey: .mpv)
     }
 
     /// What the now-playing gate does, from `coalesce_ms` and `placeholders`.
@@ -214,6 +219,20 @@ public struct PluginConfig: Codable, Sendable, Equatable {
         self.path = path
         self.args = args
     }
+}
+
+/// The built-in mpv plugin's settings (`[mpv]`).
+public struct MPVConfig: Codable, Sendable, Equatable {
+    /// URL schemes `mpv.open` accepts besides absolute file paths, `file`, `http` and `https`
+    /// (e.g. `["rtmp", "ytdl"]`). mpv's own protocols (`av`, `lavfi`, `edl`…) can read and write
+    /// any file the user can: add them only if every client may do that.
+    public var urlSchemes: [String]?
+
+    public init(urlSchemes: [String]? = nil) { self.urlSchemes = urlSchemes }
+
+    static let schema: [ConfigKey] = [ConfigKey("url_schemes", .array(.string))]
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case urlSchemes = "url_schemes" }
 }
 
 /// A session the config creates at start.
