@@ -24,10 +24,17 @@ let package = Package(
             pkgConfig: "libuv",
             providers: [.apt(["libuv1-dev"])]
         ),
+        // sd-bus (libsystemd) for the MPRIS2 export: the vtable macros Swift cannot import.
+        // Like CUV, only Loop/ imports it.
+        .target(
+            name: "CSDBus",
+            linkerSettings: [.linkedLibrary("systemd")]
+        ),
         .target(
             name: "PlayerHost",
             dependencies: [
                 "CUV",
+                "CSDBus",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "HeapModule", package: "swift-collections"),

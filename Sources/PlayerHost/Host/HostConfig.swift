@@ -51,6 +51,8 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var plugins: [PluginConfig]?
     /// Where state.json is kept (default `$XDG_STATE_HOME/playerhost`).
     public var stateDirectory: String?
+    /// `[mpris]`: the MPRIS2 export on the session bus.
+    public var mpris: MPRISConfig?
     /// The built-in mpv plugin (`[mpv]`).
     public var mpv: MPVConfig?
 
@@ -70,6 +72,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         ConfigKey("plugin_dir", .string),
         ConfigKey("plugin", .tables(PluginConfig.schema)),
         ConfigKey("state_dir", .string),
+        ConfigKey("mpris", .table(MPRISConfig.schema)),
         ConfigKey("mpv", .table(MPVConfig.schema)),
     ]
 
@@ -86,6 +89,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case pluginDirectory = "plugin_dir"
         case plugins = "plugin"
         case stateDirectory = "state_dir"
+        case mpris
         case mpv
     }
 
@@ -103,6 +107,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         pluginDirectory = try c.decodeIfPresent(String.self, forKey: .pluginDirectory)
         plugins = try c.decodeIfPresent([PluginConfig].self, forKey: .plugins)
         stateDirectory = try c.decodeIfPresent(String.self, forKey: .stateDirectory)
+        mpris = try c.decodeIfPresent(MPRISConfig.self, forKey: .mpris)
         mpv = try c.decodeIfPresent(MPVConfig.self, forKey: .mpv)
     }
 
@@ -214,6 +219,19 @@ public struct HostConfig: Codable, Sendable, Equatable {
     private static func path(_ keys: [CodingKey]) -> String {
         keys.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined().trimmingLeadingDot()
     }
+}
+
+/// `[mpris]`: whether the Now Playing session is exported as an MPRIS2 player (default on).
+public struct MPRISConfig: Codable, Sendable, Equatable {
+    public var enabled: Bool?
+
+    static let schema: [ConfigKey] = [
+        ConfigKey("enabled", .boolean),
+    ]
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case enabled }
+
+    public init(enabled: Bool? = nil) { self.enabled = enabled }
 }
 
 /// A plugin executable the config names (`[[plugin]]`).

@@ -26,6 +26,8 @@ public final class HostDaemon {
     /// Saved sessions (state.json) and configuration reloads (SIGHUP, `host.reload`).
     public internal(set) var state: StateStore?
     public internal(set) var reloader: ConfigReloader?
+    /// The MPRIS2 export of the Now Playing session (see `MPRISBridge`).
+    public private(set) var mpris: MPRISBridge?
 
     public init(options: HostOptions, logger: Logger) throws(HostError) {
         self.options = options
@@ -91,6 +93,7 @@ public final class HostDaemon {
         }
         reloader = ConfigReloader(host: self)
         StateStore.attach(to: self)  // restores saved sessions before plugins set up theirs
+        startMPRIS()
         // Signals first: starting plugins runs the loop, and a SIGTERM then must still shut down in order.
         startPlugins()
         guard !isShuttingDown else { return }
@@ -100,6 +103,27 @@ public final class HostDaemon {
             close(fd)
         }
         SystemdNotifier.notify("READY=1\nMAINPID=\(getpid())", socket: options.notifySocket)
+    }
+
+    private func startMPRIS() {
+        let env = SocketLocation.currentEnvironment()
+        let bridge = MPRISBridge(loop: loop, logger: logger, service: nowPlaying,
+                                 address: DBusConnection.sessionBusAddress(environment: env),
+                                 enabled: options.config.mpris?.enabled ?? true)
+        // D-Bus callers reach these: weak, never unowned.
+        bridge.canOpen = { [weak self] in self?.provided.isProvided("mpv.open") ?? false }
+        bridge.opener = { [weak self] uri in
+            guard let self, let promise = try? self.provided.request("mpv.open", params: ["urls": [.string(uri)]]) else {
+                return .failure(.notSupported("no player plugin can open URIs"))
+            }
+            promise.onComplete { [weak self] result in
+                if case .failure(let e) = result { self?.logger.warning("MPRIS OpenUri \(uri): \(e.message)") }
+            }
+            return .success(())
+        }
+        nowPlaying.publisher.add(bridge)
+        mpris = bridge
+        bridge.start()
     }
 
     private func startPlugins() {
@@ -156,6 +180,7 @@ public final class HostDaemon {
         }
         inProcess.detachAll()
         nowPlaying.close()  // after this no player timer is armed again
+        mpris?.close()
         for s in signals { s.close() }
         signals.removeAll()
     }
