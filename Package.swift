@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // The only target that sees libuv's headers. Everything else goes through Loop/.
@@ -36,6 +37,9 @@ let package = Package(
                 "CSDBus",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "HashTreeCollections", package: "swift-collections"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         .target(
@@ -55,7 +59,21 @@ let package = Package(
             dependencies: [
                 "PlayerHost",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            // A whole `npctl status` is mostly process start-up, and most of that was the
+            // dynamic loader relocating libswiftCore, Foundation and ICU (~12 ms of CPU):
+            // linked statically it is a fraction of it (docs/PERFORMANCE.md, "npctl start-up").
+            // Allowed here because npctl is this package's own executable, never a dependency.
+            linkerSettings: [.unsafeFlags([
+                "-static-stdlib",
+                // TOMLKit (the daemon's config, in PlayerHost) imports Foundation; its static
+                // archives reference each other, so they are resolved as one group.
+                "-Xlinker", "--start-group",
+                "-lFoundation", "-lFoundationInternationalization", "-lFoundationEssentials", "-lCoreFoundation",
+                "-l_FoundationICU", "-l_FoundationCShims", "-l_FoundationCollections", "-lswiftSynchronization", "-lswiftDispatch", "-ldispatch", "-lBlocksRuntime",
+                "-Xlinker", "--end-group",
+                "-lstdc++",
+            ])]
         ),
         .executableTarget(
             name: "ph-bench",

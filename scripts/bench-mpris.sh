@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # MPRIS latency: a JSON-RPC `command.send pause` (or `play`) to playerhostd → its
-# PropertiesChanged on a private session bus, as dbus-monitor (on that bus) timestamps it.
+# PropertiesChanged on a private session bus, as dbus-monitor (on that bus) timestamps it,
+# spaced 300 ms apart (past the gate's default coalescing window).
 # Everything runs pinned to one CPU (default 0), as in bench.sh. Prints p50/p90/max in µs.
 #
 #   scripts/bench-mpris.sh [--count N] [--cpu C] [--no-build]
@@ -12,7 +13,10 @@
 # loop turn, so the socket keeps being served.
 set -euo pipefail
 
-COUNT=400
+COUNT=100
+# Pauses/plays are spaced past the gate's 250 ms coalescing window, so each is the window's
+# first change, which goes out at once (a burst would be merged, as it should be).
+GAP=0.3
 CPU=0
 BUILD=1
 while [ $# -gt 0 ]; do
@@ -70,9 +74,9 @@ taskset -c "$CPU" dbus-monitor --profile \
 PIDS+=($!)
 timeout 10 sh -c "until grep -q NameLost '$TMP/mon'; do sleep 0.05; done"
 
-taskset -c "$CPU" python3 - "$TMP/c.sock" "$COUNT" "$TMP/sent" <<'PY'
+taskset -c "$CPU" python3 - "$TMP/c.sock" "$COUNT" "$TMP/sent" "$GAP" <<'PY'
 import json, socket, sys, time
-path, count, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+path, count, out, gap = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4])
 s = socket.socket(socket.AF_UNIX)
 s.connect(path)
 f = s.makefile("rwb", buffering=0)
@@ -85,7 +89,7 @@ for i in range(count):
     reply = json.loads(f.readline())
     assert reply.get("result", {}).get("status") == "success", reply
     sent.append(t)
-    time.sleep(0.002)  # let the signal drain before the next, so each is measured alone
+    time.sleep(gap)
 open(out, "w").write("\n".join(repr(t) for t in sent))
 PY
 sleep 0.2  # the last signal's way through dbus-monitor

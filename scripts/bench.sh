@@ -2,7 +2,8 @@
 # Round-trip benchmark: playerhostd (JSON-RPC host.ping) against redis-server (inline PING),
 # measured by the same client (ph-bench), all pinned to one CPU, plus redis-benchmark as a
 # cross-check of the client. Also reports playerhostd's resident memory and its idle wake-ups,
-# then runs scripts/bench-fanout.sh (one event to 1 000 subscribers against redis PUBLISH).
+# then runs scripts/bench-fanout.sh (one event to 1 000 subscribers against redis PUBLISH) and
+# scripts/bench-scale.sh (10 000 sessions against 10).
 #
 #   scripts/bench.sh [--runs N] [--no-build] [--cpu C] [--max-load L] [--seq-count N] [--pipe-count N]
 #   PLAYERHOSTD=/path/to/playerhostd scripts/bench.sh --no-build   # benchmark another build
@@ -217,3 +218,7 @@ echo "playerhostd idle ${IDLE_SECONDS}s, no clients: at start $(med idle_start) 
 # Event fan-out to 1 000 subscribers against redis PUBLISH, same pinning (issue 7's targets).
 echo
 "$ROOT/scripts/bench-fanout.sh" --no-build --cpu "$CPU" --runs "$RUNS"
+
+# Per-operation cost with 10 000 sessions against 10, create/close time, memory per session.
+echo
+"$ROOT/scripts/bench-scale.sh" --no-build --cpu "$CPU" --runs "$RUNS"

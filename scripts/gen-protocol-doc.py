@@ -16,7 +16,8 @@ with open(conf, "w") as f:
     f.write("command_timeout_ms = 2000\n")
 r, w = os.pipe()
 daemon = subprocess.Popen([os.path.join(bindir, "playerhostd"), "--socket", sock_path, "--config", conf,
-                           "--ready-fd", str(w), "--log-level", "error"], pass_fds=[w])
+                           "--ready-fd", str(w), "--log-level", "error",
+                           "--state-dir", os.path.join(tmp, "state")], pass_fds=[w])
 os.close(w)
 assert os.read(r, 1) == b"R", "daemon did not start"
 
@@ -84,6 +85,7 @@ ex("player.next", {"session": "main"})
 ex("player.previous", {"session": "main"})
 ex("player.pause", {"session": "main"})
 ex("player.get", {"session": "main"})
+ex("player.queue", {"session": "main", "offset": 1, "limit": 10})
 ex("command.send", {"command": "togglePlayPause"})
 ex("command.send", {"command": "skipForward", "session": "main"})
 ex("nowPlaying.get")

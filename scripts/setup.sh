@@ -3,10 +3,11 @@
 set -euo pipefail
 
 # mpv plays the demo's and the tests' mpv sessions; sox (with its Ogg Vorbis format) makes the
-# tagged audio file they play. libsystemd-dev is sd-bus (the MPRIS2 export); dbus-daemon,
-# dbus-monitor (dbus-bin), playerctl and gdbus (libglib2.0-bin) are what the MPRIS tests drive it with.
-# mpv-mpris and python3-dbus/python3-gi (a fake MPRIS player) are what the MPRIS import tests talk to.
-packages=(libuv1-dev libsystemd-dev pkg-config socat python3 mpv sox libsox-fmt-base dbus-daemon dbus-bin playerctl libglib2.0-bin mpv-mpris python3-dbus python3-gi)
+# tagged audio file they play. tmux runs `npctl watch` in a real terminal for its tests.
+# libsystemd-dev is sd-bus (the MPRIS2 export); dbus-daemon, dbus-monitor (dbus-bin), playerctl
+# and gdbus (libglib2.0-bin) are what the MPRIS tests drive it with. mpv-mpris and
+# python3-dbus/python3-gi (a fake MPRIS player) are what the MPRIS import tests talk to.
+packages=(libuv1-dev libsystemd-dev pkg-config socat python3 mpv sox libsox-fmt-base tmux dbus-daemon dbus-bin playerctl libglib2.0-bin mpv-mpris python3-dbus python3-gi)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

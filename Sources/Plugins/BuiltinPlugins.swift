@@ -5,12 +5,10 @@ import PlayerHost
 /// out-of-process plugin does (over a socketpair), so any of them could run as its own process.
 public enum BuiltinPlugins {
     public static func all(config: HostConfig) -> [SessionPlugin] {
-        var list: [SessionPlugin] = []
-        if !config.sessions.isEmpty {
-            list.append(ClockSessionsPlugin(sessions: config.sessions))
-        }
+        // Always there, even with no [[session]]: a reload may add some.
+        var list: [SessionPlugin] = [ClockSessionsPlugin(sessions: config.sessions)]
         // Real playback needs the mpv binary; without it the host runs, minus `mpv.open`.
-        if let mpv = MPVPlugin.fromEnvironment() {
+        if let mpv = MPVPlugin.fromEnvironment(config: config.mpv) {
             list.append(mpv)
         } else {
             let line = "playerhostd: mpv not found in PATH (or PLAYERHOST_MPV=off): mpv sessions (npctl open) are unavailable\n"

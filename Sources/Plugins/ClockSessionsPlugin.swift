@@ -6,14 +6,34 @@ import PlayerHost
 public final class ClockSessionsPlugin: SessionPlugin {
     public let name = "clock-sessions"
     public var actsForHost: Bool { true }
-    let sessions: [SessionConfig]
+    private(set) var sessions: [SessionConfig]
+    private var context: PluginContext?
 
     public init(sessions: [SessionConfig]) { self.sessions = sessions }
 
     public func attach(_ context: PluginContext) {
-        // Requests on one connection run in order, so the set-up is sent as one pipelined burst;
-        // a failing step is logged and the rest go on.
-        for s in sessions { setUp(s, context) }
+        self.context = context
+        setUpMissing(sessions, context)
+    }
+
+    public func detach() { context = nil }
+
+    /// A reload: sessions new to the config are set up (the host closes removed ones itself).
+    public func reload(_ config: HostConfig) {
+        let known = Set(sessions.map(\.id))
+        let added = config.sessions.filter { !known.contains($0.id) }
+        sessions = config.sessions
+        if let context, !added.isEmpty { setUpMissing(added, context) }
+    }
+
+    /// Sets up the sessions that do not exist yet: one the host restored from its state file
+    /// keeps its saved state. Requests on one connection run in order, so the set-up is sent as
+    /// one pipelined burst; a failing step is logged and the rest go on.
+    func setUpMissing(_ list: [SessionConfig], _ c: PluginContext) {
+        c.call("session.list") { [weak self] result in
+            let existing = Set((try? result.get().arrayValue)?.compactMap { $0["id"]?.stringValue } ?? [])
+            for s in list where !existing.contains(s.id) { self?.setUp(s, c) }
+        }
     }
 
     func setUp(_ s: SessionConfig, _ c: PluginContext) {

@@ -24,6 +24,9 @@ struct Options {
     var warmup = 10_000
     var pipeline = 32
     var modes: Set<String> = ["sequential", "pipelined"]
+    /// With a value: the scale benchmark (Scale.swift) instead of pings.
+    var scale: Int?
+    var pid = 0
     /// Fan-out instead of ping loops: this many subscribers (Fanout.swift).
     var fanout: Int?
     var fanoutRounds = 200
@@ -40,6 +43,9 @@ func usage() -> Never {
           --warmup N      untimed requests before each measurement (default 10000)
           --pipeline N    requests per batch in pipelined mode (default 32)
           --mode M        which loops to run (default both)
+          --scale N       instead: p50 of nowPlaying.get, session.get, command.send, player.seek with
+                          10 then N eligible sessions (--count each), and N sessions' create/close time
+          --pid P         the daemon's pid, for memory per session (--scale)
           --fanout N      instead: one event to N subscribers (nowPlaying / SUBSCRIBE), latency
                           until the last has it, then a flood; playerhostd needs coalesce_ms = 0
           --rounds N      fan-out latency rounds (default 200)
@@ -77,6 +83,8 @@ func parseOptions() -> Options {
         case "--count": o.count = number(a)
         case "--warmup": o.warmup = number(a)
         case "--pipeline": o.pipeline = number(a)
+        case "--scale": o.scale = number(a)
+        case "--pid": o.pid = number(a)
         case "--fanout": o.fanout = number(a)
         case "--rounds": o.fanoutRounds = max(1, number(a))
         case "--flood": o.flood = max(1, number(a))
@@ -315,6 +323,11 @@ func bench(_ target: Target, _ o: Options) {
 // MARK: - Main
 
 let options = parseOptions()
+if let n = options.scale {
+    guard let path = options.socket, n > 10 else { fail("--scale needs --socket and more than 10 sessions") }
+    scaleBench(path: path, sessions: n, count: options.count, pid: options.pid)
+    exit(0)
+}
 if let n = options.fanout {
     if let path = options.socket { benchFanout(playerhostdFanout(path: path), subscribers: n, rounds: options.fanoutRounds, flood: options.flood) }
     if let path = options.redis { benchFanout(redisFanout(path: path), subscribers: n, rounds: options.fanoutRounds, flood: options.flood) }

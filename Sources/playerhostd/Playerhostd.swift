@@ -25,6 +25,9 @@ struct Playerhostd: ParsableCommand {
     @Option(name: .long, help: "Configuration file (TOML; default: $XDG_CONFIG_HOME/playerhost/playerhost.toml if present).")
     var config: String?
 
+    @Option(name: .long, help: "Where state.json (sessions kept across restarts) lives (default: $XDG_STATE_HOME/playerhost).")
+    var stateDir: String?
+
     @Flag(name: .long, help: "Print the effective configuration and exit.")
     var printConfig = false
 
@@ -100,6 +103,9 @@ struct Playerhostd: ParsableCommand {
         options.readyFD = readyFd
         options.notifySocket = env["NOTIFY_SOCKET"]
         options.config = configFile
+        options.configPath = config ?? HostConfig.defaultPath(environment: env)
+        options.configRequired = config != nil
+        options.stateDirectory = stateDir
         do {
             let host = try HostDaemon(options: options, logger: logger)
             host.plugins = BuiltinPlugins.all(config: configFile)

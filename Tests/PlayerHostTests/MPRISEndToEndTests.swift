@@ -79,6 +79,7 @@ import Testing
         #expect(try f.waitForName())
         #expect(try f.property("CanGoNext").contains("true"))
         let m = try f.monitor(["type='signal',path='/org/mpris/MediaPlayer2'"])
+        defer { f.stop(m) }
         let c = try f.harness.client()
         defer { c.close() }
         try c.call("command.enable", ["session": "main", "command": "nextTrack", "enabled": false])
@@ -87,7 +88,6 @@ import Testing
         #expect(try f.property("CanGoNext").contains("false"))
         try f.playerctl("next")
         #expect(try f.playerctl("metadata title") == "Alpha")
-        f.stop(m)
     }
 
     @Test func introspectionShowsBothInterfacesAsTheSpecTypesThem() throws {
@@ -120,6 +120,7 @@ import Testing
         defer { f.close() }
         #expect(try f.waitForName())
         let m = try f.monitor(["type='signal',path='/org/mpris/MediaPlayer2'"])
+        defer { f.stop(m) }
         // A seek, seen on the bus: whatever start-up published (coalesced with it or before it)
         // is behind us once its Seeked arrives, which the gate never holds longer than a window.
         try f.playerctl("position 10")
@@ -137,7 +138,6 @@ import Testing
         try f.playerctl("pause")
         #expect(f.wait(m) { String($0.dropFirst(mark)).ranges(of: "\"Paused\"").count == 1 })
         #expect(String(m.output.dropFirst(mark)).ranges(of: "member=Seeked").count == 1)
-        f.stop(m)
     }
 
     @Test func withoutABusTheDaemonServesAndSaysSo() throws {

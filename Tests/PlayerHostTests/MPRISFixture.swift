@@ -65,9 +65,17 @@ final class MPRISFixture {
     }
 
     func killBus() {
-        try? bus?.kill(SIGKILL)
+        guard let p = bus else { return }
+        try? p.kill(SIGKILL)
         harness.runUntil(10) { self.busExited }
+        Self.closeHandles(p)
         bus = nil
+    }
+
+    /// A child's process handle and pipes, closed (the harness checks the loop for leftovers).
+    static func closeHandles(_ p: ChildProcess) {
+        for pipe in p.pipes { pipe?.close() }
+        p.close()
     }
 
     /// Runs `command` with the private bus in its environment, bounded by `timeout`.
@@ -111,8 +119,10 @@ final class MPRISFixture {
     }
 
     func stop(_ m: BusMonitor) {
-        try? m.process?.kill(SIGTERM)
+        guard let p = m.process else { return }
+        try? p.kill(SIGTERM)
         harness.runUntil(10) { m.exited }
+        Self.closeHandles(p)
         m.process = nil
     }
 

@@ -200,7 +200,7 @@ import Testing
         #expect(j["eligibility"]?["reasons"] == [])
         let list = m.sessionListJSON().arrayValue?.first
         #expect(list?["playbackState"] == "playing")
-        let explain = m.explainJSON(now: at(4))
+        let explain = try m.explainJSON(now: at(4))
         #expect(explain["nowPlaying"] == "s")
     }
 }

@@ -36,14 +36,25 @@ public struct HostConfig: Codable, Sendable, Equatable {
     /// Values that never replace a real title, artist or album title of the playing item
     /// (default `""`, `Loading…`, `Loading...`, `Connecting…`, `Connecting...`).
     public var placeholders: [String]?
+    /// Sessions one app may own (`max_sessions_per_app`, default 1 000; the host app, which
+    /// owns every non-app connection's sessions, counts as one app).
+    public var maxSessionsPerApp: Int?
+    /// Targets one command of one session may have (`max_targets_per_command`, default 64).
+    public var maxTargetsPerCommand: Int?
+    /// Items in one player's queue (`max_queue_items`, default 10 000).
+    public var maxQueueItems: Int?
     /// Sessions to create at start (owned by the host; they survive clients).
     public var sessions: [SessionConfig]
     /// Where plugin executables are found (default `$XDG_CONFIG_HOME/playerhost/plugins`).
     public var pluginDirectory: String?
     /// Plugin executables named explicitly.
     public var plugins: [PluginConfig]?
+    /// Where state.json is kept (default `$XDG_STATE_HOME/playerhost`).
+    public var stateDirectory: String?
     /// `[mpris]`: the MPRIS2 export on the session bus.
     public var mpris: MPRISConfig?
+    /// The built-in mpv plugin (`[mpv]`).
+    public var mpv: MPVConfig?
 
     public init(sessions: [SessionConfig] = []) { self.sessions = sessions }
 
@@ -54,10 +65,15 @@ public struct HostConfig: Codable, Sendable, Equatable {
         ConfigKey("coalesce_ms", .integer),
         ConfigKey("command_timeout_ms", .integer),
         ConfigKey("placeholders", .array(.string)),
+        ConfigKey("max_sessions_per_app", .integer),
+        ConfigKey("max_targets_per_command", .integer),
+        ConfigKey("max_queue_items", .integer),
         ConfigKey("session", .tables(SessionConfig.schema)),
         ConfigKey("plugin_dir", .string),
         ConfigKey("plugin", .tables(PluginConfig.schema)),
+        ConfigKey("state_dir", .string),
         ConfigKey("mpris", .table(MPRISConfig.schema)),
+        ConfigKey("mpv", .table(MPVConfig.schema)),
     ]
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -66,10 +82,15 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case coalesceMilliseconds = "coalesce_ms"
         case commandTimeoutMilliseconds = "command_timeout_ms"
         case placeholders
+        case maxSessionsPerApp = "max_sessions_per_app"
+        case maxTargetsPerCommand = "max_targets_per_command"
+        case maxQueueItems = "max_queue_items"
         case sessions = "session"
         case pluginDirectory = "plugin_dir"
         case plugins = "plugin"
+        case stateDirectory = "state_dir"
         case mpris
+        case mpv
     }
 
     public init(from decoder: Decoder) throws {
@@ -79,10 +100,15 @@ public struct HostConfig: Codable, Sendable, Equatable {
         coalesceMilliseconds = try c.decodeIfPresent(Int.self, forKey: .coalesceMilliseconds)
         commandTimeoutMilliseconds = try c.decodeIfPresent(Int.self, forKey: .commandTimeoutMilliseconds)
         placeholders = try c.decodeIfPresent([String].self, forKey: .placeholders)
+        maxSessionsPerApp = try c.decodeIfPresent(Int.self, forKey: .maxSessionsPerApp)
+        maxTargetsPerCommand = try c.decodeIfPresent(Int.self, forKey: .maxTargetsPerCommand)
+        maxQueueItems = try c.decodeIfPresent(Int.self, forKey: .maxQueueItems)
         sessions = try c.decodeIfPresent([SessionConfig].self, forKey: .sessions) ?? []
         pluginDirectory = try c.decodeIfPresent(String.self, forKey: .pluginDirectory)
         plugins = try c.decodeIfPresent([PluginConfig].self, forKey: .plugins)
+        stateDirectory = try c.decodeIfPresent(String.self, forKey: .stateDirectory)
         mpris = try c.decodeIfPresent(MPRISConfig.self, forKey: .mpris)
+        mpv = try c.decodeIfPresent(MPVConfig.self, forKey: .mpv)
     }
 
     /// What the now-playing gate does, from `coalesce_ms` and `placeholders`.
@@ -145,7 +171,20 @@ public struct HostConfig: Codable, Sendable, Equatable {
         return try parse(String(decoding: bytes, as: UTF8.self), source: path)
     }
 
+    /// The model's limits with this file's values over the defaults.
+    public var modelLimits: ModelLimits {
+        var l = ModelLimits()
+        if let v = maxSessionsPerApp { l.sessionsPerApp = v }
+        if let v = maxTargetsPerCommand { l.targetsPerCommand = v }
+        if let v = maxQueueItems { l.itemsPerQueue = v }
+        return l
+    }
+
     func validate(source: String) throws(HostError) {
+        for (key, value) in [("max_sessions_per_app", maxSessionsPerApp), ("max_targets_per_command", maxTargetsPerCommand),
+                             ("max_queue_items", maxQueueItems)] {
+            if let v = value, v < 1 { throw .config("\(source): \(key) must be at least 1") }
+        }
         var seen = Set<String>()
         for s in sessions {
             guard !s.id.isEmpty else { throw .config("\(source): a [[session]] has an empty id") }
@@ -234,6 +273,20 @@ public struct PluginConfig: Codable, Sendable, Equatable {
         self.path = path
         self.args = args
     }
+}
+
+/// The built-in mpv plugin's settings (`[mpv]`).
+public struct MPVConfig: Codable, Sendable, Equatable {
+    /// URL schemes `mpv.open` accepts besides absolute file paths, `file`, `http` and `https`
+    /// (e.g. `["rtmp", "ytdl"]`). mpv's own protocols (`av`, `lavfi`, `edl`…) can read and write
+    /// any file the user can: add them only if every client may do that.
+    public var urlSchemes: [String]?
+
+    public init(urlSchemes: [String]? = nil) { self.urlSchemes = urlSchemes }
+
+    static let schema: [ConfigKey] = [ConfigKey("url_schemes", .array(.string))]
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case urlSchemes = "url_schemes" }
 }
 
 /// A session the config creates at start.

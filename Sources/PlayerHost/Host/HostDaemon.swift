@@ -22,7 +22,10 @@ public final class HostDaemon {
     public var plugins: [SessionPlugin] = []
     let inProcess = InProcessPlugins()
     let provided: ProvidedMethods
-    public private(set) var supervisor: PluginSupervisor?
+    public internal(set) var supervisor: PluginSupervisor?
+    /// Saved sessions (state.json) and configuration reloads (SIGHUP, `host.reload`).
+    public internal(set) var state: StateStore?
+    public internal(set) var reloader: ConfigReloader?
     /// The MPRIS2 export of the Now Playing session (see `MPRISBridge`).
     public private(set) var mpris: MPRISBridge?
 
@@ -32,12 +35,14 @@ public final class HostDaemon {
         do { loop = try EventLoop() } catch { throw .loop(error) }
         dispatcher = RPCDispatcher(limits: options.limits)
         nowPlaying = NowPlayingService(loop: loop, logger: logger)
+        nowPlaying.setLimits(options.config.modelLimits)
         if let ms = options.config.commandTimeoutMilliseconds { nowPlaying.commandTimeoutMilliseconds = UInt64(max(ms, 1)) }
         nowPlaying.publisher.configure(options.config.gateConfiguration)
         provided = ProvidedMethods(dispatcher: dispatcher, loop: loop)
         dispatcher.table.register(HostMethods.all(host: self))
         dispatcher.table.register(HostMethods.model(nowPlaying))
         dispatcher.table.register(provided.method)
+        dispatcher.table.register([ConfigReloader.method(host: self)])
     }
 
     /// Takes the lock, binds the socket, says ready, and runs the loop until shutdown completes.
@@ -81,14 +86,13 @@ public final class HostDaemon {
                 signals.append(w)
             }
             let hup = try SignalWatcher(loop: loop)
-            // Caught so a stray SIGHUP does not kill the daemon; reloading is not built yet.
-            try hup.start(signal: SIGHUP) { [weak self] _ in
-                self?.logger.notice("SIGHUP received: configuration reload is not supported yet; restart to apply changes")
-            }
+            try hup.start(signal: SIGHUP) { [weak self] _ in _ = try? self?.reloader?.reload(trigger: "SIGHUP") }
             signals.append(hup)
         } catch {
             throw .loop(error)
         }
+        reloader = ConfigReloader(host: self)
+        StateStore.attach(to: self)  // restores saved sessions before plugins set up theirs
         startMPRIS()
         // Signals first: starting plugins runs the loop, and a SIGTERM then must still shut down in order.
         startPlugins()
@@ -133,12 +137,7 @@ public final class HostDaemon {
         }
         // A SIGTERM while built-ins were setting up: start nothing more.
         guard !isShuttingDown else { return }
-        let env = SocketLocation.currentEnvironment()
-        let directory = options.config.effectivePluginDirectory(environment: env)
-        var specs = PluginSupervisor.discover(directory: directory)
-        for p in options.config.plugins ?? [] {
-            specs.append(.init(name: p.name ?? SocketLocation.basename(of: p.path), path: p.path, arguments: p.args ?? []))
-        }
+        let specs = Self.pluginSpecs(config: options.config, environment: SocketLocation.currentEnvironment())
         guard !specs.isEmpty else { return }
         let sup = PluginSupervisor(loop: loop, socketPath: options.socketPath, logger: logger)
         supervisor = sup
@@ -157,6 +156,7 @@ public final class HostDaemon {
         isShuttingDown = true
         logger.info("shutting down: \(reason)")
         SystemdNotifier.notify("STOPPING=1", socket: options.notifySocket)
+        state?.stop()  // exact positions, before plugins and clients go
         server.stopAccepting()
         for rpc in server.connections {
             rpc.notify(method: "event", params: ["topic": "host", "type": "shutdown", "reason": .string(reason)])
@@ -170,7 +170,11 @@ public final class HostDaemon {
         if let deadline = try? Timer(loop: loop) {
             deadline.isReferenced = false
             deadline.start(after: shutdownGraceMilliseconds) { [weak self] in
-                self?.server.closeAllNow(reason: "shutdown deadline")
+                guard let self else { return }
+                if self.server.connectionCount > 0 {
+                    self.logger.warning("shutdown deadline: closing \(self.server.connectionCount) connection(s) that did not take their last replies")
+                }
+                self.server.closeAllNow(reason: "shutdown deadline")
                 deadline.close()
             }
         }

@@ -29,7 +29,7 @@ enum HostMethods {
             .sync("host.version", summary: "The daemon's version and protocol version.", result: .object) { _ in
                 ["version": .string(HostVersion.string), "protocol": .int(Int64(HostVersion.protocolVersion))]
             },
-            .sync("host.stats", summary: "Counters: connections, requests served, events (offered, coalesced, dropped as identical, placeholders blocked), uptime.",
+            .sync("host.stats", summary: "Counters: connections, requests served, events (offered, coalesced, dropped as identical, placeholders blocked), uptime; the state file (path, writes, fault).",
                   result: .object) { [weak host] _ throws(RPCError) in
                 guard let host else { throw RPCError(.shuttingDown, "the host is shutting down") }
                 let gate = host.nowPlaying.publisher.gate.counters
@@ -48,6 +48,7 @@ enum HostMethods {
                     "uptime": .double((host.uptime * 1000).rounded() / 1000),
                     "pid": .int(Int64(getpid())),
                     "timersArmed": .int(Int64(host.loop.activeHandleTypes.filter { $0 == "timer" }.count)),
+                    "state": host.state?.statsJSON ?? .null,
                     "mpris": host.mpris?.statsJSON ?? ["status": "stopped"],
                 ]
             },

@@ -11,6 +11,12 @@ public struct HostOptions: Sendable {
     public var notifySocket: String?
     /// The configuration file's content (sessions to create, timeouts).
     public var config = HostConfig()
+    /// The file `config` was read from, read again on reload (nil: the default path).
+    public var configPath: String?
+    /// Whether that file must exist (the user named it).
+    public var configRequired = false
+    /// Where state.json lives (`--state-dir`; nil: config `state_dir`, else the XDG default).
+    public var stateDirectory: String?
 
     public init(socketPath: String, socketIsDefault: Bool) {
         self.socketPath = socketPath

@@ -63,6 +63,11 @@ final class InProcessPlugins {
     /// configured sessions exist by the time anyone can connect).
     var pendingCalls: Int { plugins.reduce(0) { $0 + $1.context.pendingCalls } }
 
+    /// Passes a reloaded configuration to every attached plugin.
+    func reload(_ config: HostConfig) {
+        for (plugin, context) in plugins where !context.isClosed { plugin.reload(config) }
+    }
+
     func detachAll() {
         for (plugin, context) in plugins {
             plugin.detach()

@@ -163,9 +163,8 @@ public final class MPRISBridge: DBusObjectHandler {
     }
 
     public func call(_ member: String, in interface: MPRISInterface, arguments: [DBusValue]) -> Result<Void, DBusError> {
-        var live = liveProperties()
-        // SetPosition names the trackid callers saw: the published one.
-        live.trackID = properties.trackID
+        // Against the live value, as Gets show it (SetPosition's trackid comes from a Get).
+        let live = liveProperties()
         return carryOut(MPRISRequest.call(member, interface: interface, arguments: arguments, properties: live, now: service.now))
     }
 

@@ -19,6 +19,12 @@ public final class NowPlayingService {
 
     private var deadlineTimer: Timer?
     private var armedDeadline: MonotonicInstant?
+    /// When the deadline timer last fired: key moments closer together than
+    /// `minimumDeadlineIntervalMilliseconds` (a short item on repeat) are handled together, from
+    /// the clock, so they cannot keep the loop busy.
+    private var lastDeadlineFire: MonotonicInstant?
+    /// The shortest time between two wake-ups for deadlines.
+    public var minimumDeadlineIntervalMilliseconds: UInt64 = 10
     /// After `close()` (shutdown) no timer is armed again, whatever later disconnects change.
     private var isClosed = false
     /// Event notifications queued to subscribers since start.
@@ -33,6 +39,9 @@ public final class NowPlayingService {
     }
 
     public var now: MonotonicInstant { clock() }
+
+    /// What one client may claim in the model (from the config file).
+    public func setLimits(_ limits: ModelLimits) { model.limits = limits }
 
     /// Runs one model operation at the current instant and carries out what it returned.
     /// A `ModelError` becomes the matching RPC error; the model is then unchanged.
@@ -49,11 +58,22 @@ public final class NowPlayingService {
         return result.value
     }
 
-    /// Reads the model at the current instant (no state change).
+    /// Reads the model at the current instant. Deadlines already passed are handled first
+    /// (normally the timer did; it may be a hair late), so the read itself changes nothing and
+    /// costs what reading one session costs.
     public func read<T>(_ body: (NowPlayingModel, MonotonicInstant) throws -> T) throws(RPCError) -> T {
-        do { return try body(model, now) } catch {
+        let t = now
+        catchUp(to: t)
+        do { return try body(model, t) } catch {
             throw .from(error, fallback: RPCError.internalError)
         }
+    }
+
+    private func catchUp(to t: MonotonicInstant) {
+        guard let d = model.nextDeadline, d <= t else { return }
+        let result = model.advance(to: t)
+        apply(result.actions)
+        publish(result.events)
     }
 
     // MARK: - Actions
@@ -80,7 +100,11 @@ public final class NowPlayingService {
         let nowNS = now.nanoseconds
         let waitNS = deadline.nanoseconds > nowNS ? deadline.nanoseconds - nowNS : 0
         // Round up: firing a fraction early would not reach the deadline.
-        let ms = (waitNS + 999_999) / 1_000_000
+        var ms = (waitNS + 999_999) / 1_000_000
+        if let last = lastDeadlineFire {
+            let sinceMS = (nowNS > last.nanoseconds ? nowNS - last.nanoseconds : 0) / 1_000_000
+            if sinceMS < minimumDeadlineIntervalMilliseconds { ms = max(ms, minimumDeadlineIntervalMilliseconds - sinceMS) }
+        }
         deadlineTimer?.start(after: ms) { [weak self] in self?.deadlineReached() }
     }
 
@@ -88,6 +112,7 @@ public final class NowPlayingService {
         // libuv's millisecond clock can fire a hair before the nanosecond deadline; the timer
         // firing means the deadline has come.
         let t = max(now, armedDeadline ?? now)
+        lastDeadlineFire = now
         let result = model.advance(to: t)
         apply(result.actions)
         publish(result.events)

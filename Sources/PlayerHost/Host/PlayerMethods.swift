@@ -107,6 +107,16 @@ extension HostMethods {
                 let index = try call.params.optionalInt("player") ?? 0
                 return try np.read { m, t in try m.playerJSON(session: id, player: index, now: t) }
             },
+            .sync("player.queue", summary: "A page of a player's queue, in play order (replies and events carry only the current item).",
+                  params: [P.session, P.player, .optional("offset", .integer, "first position (default 0)"),
+                           .optional("limit", .integer, "items per page, 1–\(NowPlayingModel.queuePageLimit) (default 100)")],
+                  result: .object, resultSummary: "{session, player, offset, count, items}") { call throws(RPCError) in
+                let id = try call.params.string("session")
+                let index = try call.params.optionalInt("player") ?? 0
+                let offset = try call.params.optionalInt("offset") ?? 0
+                let limit = try call.params.optionalInt("limit") ?? 100
+                return try np.read { m, _ in try m.queueJSON(session: id, player: index, offset: offset, limit: limit) }
+            },
         ]
     }
 }

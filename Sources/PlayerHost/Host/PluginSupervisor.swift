@@ -1,9 +1,9 @@
 import Glibc
 import Logging
 
-/// Starts plugin executables, passes them the socket, restarts one that dies with exponential
-/// backoff, and gives up on one that keeps exiting at once (the start limit) — reporting it
-/// failed while the host stays up. A plugin's sessions go away with its connection and come back
+/// Starts plugin executables, passes them the socket, restarts one that dies under the
+/// `RestartPolicy` (doubling backoff; the start limit gives up on one that keeps exiting at once)
+/// — reporting it failed while the host stays up. A plugin's sessions go away with its connection and come back
 /// when it reconnects.
 public final class PluginSupervisor {
     /// One plugin executable.
@@ -25,24 +25,24 @@ public final class PluginSupervisor {
         var process: ChildProcess?
         var state: State = .starting
         var restarts = 0
-        var quickFailures = 0
+        var restartPolicy: RestartPolicy
         var startedAt: UInt64 = 0
         var lastExit: ChildProcess.Exit?
         var lastError: String?
         var timer: Timer?
-        init(spec: Spec) { self.spec = spec }
+        /// Dropped by a reload: never restarted.
+        var removed = false
+        init(spec: Spec, restartPolicy: RestartPolicy) {
+            self.spec = spec
+            self.restartPolicy = restartPolicy
+        }
     }
 
     let loop: EventLoop
     let socketPath: String
     let logger: Logger
-    /// A run shorter than this counts as "exited at once".
-    public var quickExitMilliseconds: UInt64 = 5000
-    /// Quick exits in a row before the plugin is marked failed.
-    public var startLimit = 5
-    /// First restart delay; doubles per quick exit, up to `maxBackoffMilliseconds`.
-    public var initialBackoffMilliseconds: UInt64 = 250
-    public var maxBackoffMilliseconds: UInt64 = 30_000
+    /// When a plugin that died is started again, and when it is given up on (marked failed).
+    public var restartPolicy = RestartPolicy.standard
     private(set) var entries: [Entry] = []
     private var stopping = false
 
@@ -71,13 +71,41 @@ public final class PluginSupervisor {
     }
 
     public func start(_ spec: Spec) {
-        let e = Entry(spec: spec)
+        let e = Entry(spec: spec, restartPolicy: restartPolicy)
         entries.append(e)
         launch(e)
     }
 
+    /// Why running `path` would be unsafe (sshd's StrictModes), or nil: the file and every
+    /// directory above it must be owned by us or root and writable by no one else, or another
+    /// user could make the daemon run their code as us.
+    public static func unsafeReason(path: String) -> String? {
+        var current = path
+        while true {
+            var st = stat()
+            guard stat(current, &st) == 0 else { return "cannot stat \(current): \(String(cString: strerror(errno)))" }
+            if st.st_uid != getuid() && st.st_uid != 0 {
+                return "\(current) is owned by uid \(st.st_uid), not by us (uid \(getuid())) or root"
+            }
+            let isDir = (st.st_mode & S_IFMT) == S_IFDIR
+            // A sticky world-writable directory (/tmp) still lets no one replace our files.
+            let sticky = isDir && (st.st_mode & S_ISVTX) != 0
+            if st.st_mode & 0o022 != 0 && !sticky {
+                return "\(current) is writable by \((st.st_mode & 0o002) != 0 ? "others" : "its group")"
+            }
+            if current == "/" || !current.hasPrefix("/") { return nil }
+            current = SocketLocation.directory(of: current)
+        }
+    }
+
     private func launch(_ e: Entry) {
         guard !stopping else { return }
+        if let reason = Self.unsafeReason(path: e.spec.path) {
+            e.state = .failed
+            e.lastError = "refused: \(reason)"
+            logger.error("plugin \(e.spec.name) refused: \(reason)")
+            return
+        }
         e.state = .starting
         var env = SocketLocation.currentEnvironment()
         env["PLAYERHOST_SOCKET"] = socketPath
@@ -103,7 +131,7 @@ public final class PluginSupervisor {
                 e.state = .failed
                 return
             }
-            scheduleRestart(e, quick: true)
+            scheduleRestart(e, ranForMS: 0)
         }
     }
 
@@ -111,6 +139,10 @@ public final class PluginSupervisor {
         e.process?.close()
         e.process = nil
         e.lastExit = exit
+        if e.removed {
+            entries.removeAll { $0 === e }
+            return
+        }
         if stopping {
             e.state = .stopped
             return
@@ -118,18 +150,16 @@ public final class PluginSupervisor {
         let ran = loop.nowMilliseconds - e.startedAt
         let how = exit.signal != 0 ? "killed by signal \(exit.signal)" : "exited with status \(exit.status)"
         logger.warning("plugin \(e.spec.name) \(how) after \(ran) ms")
-        scheduleRestart(e, quick: ran < quickExitMilliseconds)
+        scheduleRestart(e, ranForMS: ran)
     }
 
-    private func scheduleRestart(_ e: Entry, quick: Bool) {
-        e.quickFailures = quick ? e.quickFailures + 1 : 0
-        if e.quickFailures >= startLimit {
+    private func scheduleRestart(_ e: Entry, ranForMS: UInt64) {
+        guard case .restart(let delay) = e.restartPolicy.died(ranForMS: ranForMS) else {
             e.state = .failed
-            logger.error("plugin \(e.spec.name) failed: it exited at once \(e.quickFailures) times in a row; not restarting")
+            logger.error("plugin \(e.spec.name) failed: it exited at once \(e.restartPolicy.quickDeaths) times in a row; not restarting")
             return
         }
         e.state = .backoff
-        let delay = min(initialBackoffMilliseconds << UInt64(max(e.quickFailures - 1, 0)), maxBackoffMilliseconds)
         if e.timer == nil { e.timer = try? Timer(loop: loop) }
         e.timer?.start(after: delay) { [weak self, weak e] in
             guard let self, let e else { return }
@@ -158,6 +188,24 @@ public final class PluginSupervisor {
         killer.start(after: grace) {
             for p in running where p.exit == nil { try? p.kill(SIGKILL) }
             killer.close()
+        }
+    }
+
+    /// The plugins supervised now (not those stopped by `stop(name:)`).
+    public var specs: [Spec] { entries.filter { !$0.removed }.map(\.spec) }
+
+    /// Stops one plugin for good (a reload dropped it): SIGTERM, no restart; it leaves the list
+    /// once it has exited.
+    public func stop(name: String) {
+        for e in entries where e.spec.name == name && !e.removed {
+            e.removed = true
+            e.timer?.close()
+            e.timer = nil
+            if let p = e.process {
+                try? p.kill(SIGTERM)
+            } else {
+                entries.removeAll { $0 === e }
+            }
         }
     }
 

@@ -60,9 +60,11 @@ extension HostMethods {
                 let lang = try call.params.optionalString("lang")
                 return np.publisher.nowPlayingJSON(language: lang)
             },
-            .sync("arbiter.explain", summary: "For each session: eligible or not and why, active or not and why.",
-                  result: .object) { _ throws(RPCError) in
-                try np.read { m, t in m.explainJSON(now: t) }
+            .sync("arbiter.explain", summary: "For each session (or one): eligible or not and why, active or not and why.",
+                  params: [.optional("session", .string, "only this session (default: every session)")],
+                  result: .object) { call throws(RPCError) in
+                let id = try call.params.optionalString("session")
+                return try np.read { m, t in try m.explainJSON(session: id, now: t) }
             },
             .sync("arbiter.doctor", summary: "Diagnostics per session (kind, driver, commands, info keys): faults found and how to fix them.",
                   params: [ModelParams.optionalSession], result: .object) { call throws(RPCError) in

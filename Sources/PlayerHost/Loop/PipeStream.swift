@@ -84,6 +84,21 @@ public final class PipeStream: LoopHandle {
         try checkOpen("uv_read_start")
         self.onRead = onRead
         self.onEnd = onEnd
+        try readStart()
+    }
+
+    /// Starts delivering bytes again after `stopReading`, to the callbacks `startReading` gave.
+    /// Does nothing once the stream ended or closed.
+    public func resumeReading() {
+        guard !isClosing, onRead != nil, !isReading else { return }
+        try? readStart()
+    }
+
+    /// Whether bytes are being delivered (between `startReading`/`resumeReading` and
+    /// `stopReading` or the end of the stream).
+    public private(set) var isReading = false
+
+    private func readStart() throws(LoopError) {
         let status = uv_read_start(stream, { h, _, buf in
             let loop = EventLoop.from(h!.pointee.loop)
             buf!.pointee.base = loop.readBuffer.baseAddress!.assumingMemoryBound(to: CChar.self)
@@ -95,6 +110,7 @@ public final class PipeStream: LoopHandle {
                 me.onRead?(buffer)
             } else if nread < 0 {
                 uv_read_stop(me.stream)
+                me.isReading = false
                 let end = me.onEnd
                 me.onEnd = nil
                 me.onRead = nil
@@ -103,12 +119,14 @@ public final class PipeStream: LoopHandle {
             }
         })
         try LoopError.check(status, "uv_read_start")
+        isReading = true
     }
 
     /// Stops delivering bytes (back-pressure); `startReading` resumes.
     public func stopReading() {
         guard !isClosing else { return }
         uv_read_stop(stream)
+        isReading = false
     }
 
     /// Called once when a write fails (the peer went away), on a later loop turn than the `write`

@@ -43,19 +43,21 @@ extension NowPlayingModel {
         return m.orderedSessions.map { m.explanation(of: $0) }
     }
 
-    /// `arbiter.explain`: `{nowPlaying, sessions: [...]}`.
-    public func explainJSON(now: MonotonicInstant) -> JSON {
+    /// `arbiter.explain`: `{nowPlaying, sessions: [...]}` — every session in creation order, or
+    /// only `session` (O(1): the arbiter knows each app's active session without a scan).
+    public func explainJSON(session: SessionID? = nil, now: MonotonicInstant) throws -> JSON {
         var m = self
         m.settle(to: max(now, clock))
+        let list = try session.map { [m.explanation(of: try m.session($0))] } ?? m.orderedSessions.map { m.explanation(of: $0) }
         return ["nowPlaying": m.nowPlayingSession.map { .string($0) } ?? .null,
-                "sessions": .array(m.explain(now: now).map { $0.toJSON() })]
+                "sessions": .array(list.map { $0.toJSON() })]
     }
 
     func explanation(of s: Session) -> SessionExplanation {
         let e = Eligibility(s)
         let active = isActive(s.id)
         let app = apps[s.app]
-        let appActive = orderedSessions.first { $0.app == s.app && isActive($0.id) }?.id
+        let appActive = arbiter.active(of: s.app)
         let activeReason: String
         if !e.isEligible {
             activeReason = "not eligible, so it cannot be its app's active session"

@@ -94,7 +94,9 @@ extension NowPlayingModel {
     /// `session` activated non-mixable audio: interrupt other apps' active non-mixable sessions.
     mutating func interruptOthers(by id: SessionID, at t: MonotonicInstant) {
         guard let me = sessions[id] else { return }
-        for other in orderedSessions where other.app != me.app && other.audio.isActive && !other.audio.isMixable {
+        let candidates = Set(index.audible(except: me.app)).union(sessions.dirty).compactMap { sessions[$0] }
+        for other in candidates.sorted(by: { $0.order < $1.order })
+        where other.app != me.app && other.audio.isActive && !other.audio.isMixable {
             guard !other.audio.interruptions.contains(.session(id)) else { continue }
             sessions[other.id]!.audio.interruptions.insert(.session(id))
             pausePlayers(of: other.id, at: t)
@@ -104,7 +106,8 @@ extension NowPlayingModel {
 
     /// Ends interruptions `id` caused; a session with none left gets `ended`.
     mutating func releaseInterruptions(by id: SessionID, shouldResume: Bool) {
-        for other in orderedSessions where other.audio.interruptions.contains(.session(id)) {
+        let candidates = index.interrupted(by: id).union(sessions.dirty).compactMap { sessions[$0] }
+        for other in candidates.sorted(by: { $0.order < $1.order }) where other.audio.interruptions.contains(.session(id)) {
             sessions[other.id]!.audio.interruptions.remove(.session(id))
             if !sessions[other.id]!.audio.isInterrupted {
                 emit(.interruptionEnded(other.id, shouldResume: shouldResume))

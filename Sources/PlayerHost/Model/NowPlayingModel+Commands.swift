@@ -41,6 +41,10 @@ extension NowPlayingModel {
                     throw ModelError(.playerNotFound, "session '\(id)' has players 0..<\(s.playerIDs.count)")
                 }
             }
+            guard s.commandCenter[command].targets.count < m.limits.targetsPerCommand else {
+                throw ModelLimits.exceeded("max_targets_per_command", m.limits.targetsPerCommand,
+                                           "\(command.rawValue) of session '\(id)' has that many targets")
+            }
             let token = m.nextToken
             m.nextToken += 1
             m.sessions[id]!.commandCenter.addTarget(command, CommandTarget(token: token, handler: handler))

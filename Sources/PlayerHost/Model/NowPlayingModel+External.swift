@@ -25,7 +25,10 @@ extension NowPlayingModel {
     /// which the host drives itself.
     public mutating func syncPlayer(session: SessionID, player: Int = 0, state: PlayerSync,
                                     now: MonotonicInstant) throws -> ModelResult<Player> {
-        try perform(now) { m, t in
+        if let items = state.items, items.count > limits.itemsPerQueue {
+            throw ModelLimits.exceeded("max_queue_items", limits.itemsPerQueue, "a queue of \(items.count) items")
+        }
+        return try perform(now) { m, t in
             let pid = try m.playerID(session, player)
             guard m.sessions[session]!.driver == .external else {
                 throw ModelError.state(

@@ -28,7 +28,10 @@ extension NowPlayingModel {
 
     /// `player.load`: replaces the queue; paused at the first item.
     public mutating func load(session: SessionID, player: Int = 0, items: [MediaItem], now: MonotonicInstant) throws -> ModelResult<Player> {
-        try withPlayer(session, player, now: now) { tl, t, rng in tl.load(items, at: t, rng: &rng) }
+        guard items.count <= limits.itemsPerQueue else {
+            throw ModelLimits.exceeded("max_queue_items", limits.itemsPerQueue, "a queue of \(items.count) items")
+        }
+        return try withPlayer(session, player, now: now) { tl, t, rng in tl.load(items, at: t, rng: &rng) }
     }
 
     /// `player.play` (`invalidState` without items).
@@ -98,5 +101,22 @@ extension NowPlayingModel {
         let t = max(now, clock)
         m.settle(to: t)
         return m.players[try m.playerID(session, player)]!.toJSON(now: t)
+    }
+
+    /// The most items one `player.queue` page holds.
+    public static let queuePageLimit = 500
+
+    /// `player.queue`: `{session, player, offset, count, items}` — up to `limit` items of the
+    /// queue in play order from `offset` (`count` is the whole queue's length).
+    public func queueJSON(session: SessionID, player: Int = 0, offset: Int = 0, limit: Int = 100) throws -> JSON {
+        guard offset >= 0 else { throw ModelError.invalid("offset must be >= 0", ["field": "offset"]) }
+        guard (1...Self.queuePageLimit).contains(limit) else {
+            throw ModelError.invalid("limit must be 1–\(Self.queuePageLimit)", ["field": "limit"])
+        }
+        let t = try players[playerID(session, player)]!.timeline
+        let end = min(t.order.count, offset + limit)
+        let page = offset < end ? t.order[offset..<end].map { t.items[$0].toJSON() } : []
+        return ["session": .string(session), "player": .int(Int64(player)), "offset": .int(Int64(offset)),
+                "count": .int(Int64(t.items.count)), "items": .array(page)]
     }
 }

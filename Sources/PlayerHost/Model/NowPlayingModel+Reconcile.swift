@@ -1,18 +1,6 @@
 /// The single gatekeeper: after every step, derive eligibility, each app's active session and
 /// the Now Playing slot, then diff every session against what was last published.
 extension NowPlayingModel {
-    /// Each app's active session: its preferred one while eligible, else its first eligible one.
-    func activeSessions(eligible: [SessionID: Bool]) -> [AppID: SessionID] {
-        var out: [AppID: SessionID] = [:]
-        for s in orderedSessions where eligible[s.id] == true && out[s.app] == nil {
-            out[s.app] = s.id
-        }
-        for app in apps.values {
-            if let p = app.preferredSession, sessions[p]?.app == app.id, eligible[p] == true { out[app.id] = p }
-        }
-        return out
-    }
-
     func isPlaying(_ session: SessionID) -> Bool {
         guard let s = sessions[session] else { return false }
         return s.playerIDs.contains { players[$0]?.timeline.isPlaying == true }
@@ -23,31 +11,72 @@ extension NowPlayingModel {
                  canBecomeActive: canBecomeActive, isActive: isActive, info: publishedInfo(s))
     }
 
+    /// Re-evaluates what the operation touched — the sessions written, the sessions of the
+    /// players written, the apps written — and the Now Playing slot; nothing else. Every write
+    /// goes through a `TrackedMap`, so nothing changed can be missed.
     mutating func reconcile() {
-        followPlayerModes()
-        let ordered = orderedSessions
-        var eligible: [SessionID: Bool] = [:]
-        for s in ordered { eligible[s.id] = Eligibility(s).isEligible }
+        syncApps()
+        var touched = sessions.takeDirty()
+        for pid in players.takeDirty() {
+            if let s = players[pid]?.session { touched.insert(s) } else { deadlines.set(deadlineEntries(of: pid), for: pid) }
+        }
+        followPlayerModes(touched)
+        _ = sessions.takeDirty()
 
-        // Playback starts (rate 0 → > 0 on any player of a session) stamp the app's recency.
-        for s in ordered {
+        var live: [Session] = []
+        var eligible: [SessionID: Bool] = [:]
+        for id in touched {
+            guard let s = sessions[id] else {
+                arbiter.removeSession(id)
+                index.update(id, nil)
+                baselines[id] = nil
+                continue
+            }
+            live.append(s)
+        }
+        live.sort { $0.order < $1.order }
+        for s in live {
+            let e = Eligibility(s).isEligible
+            eligible[s.id] = e
+            // Playback starts (rate 0 → > 0 on any player of a session) stamp the app's recency.
             let was = baselines[s.id]?.players.contains { $0.timeline.isPlaying } ?? false
-            if !was, isPlaying(s.id) {
+            let playing = isPlaying(s.id)
+            if !was, playing {
                 let stamp = tick()
                 apps[s.app]?.lastPlaybackStart = stamp
             }
+            arbiter.updateSession(s.id, Arbiter.Standing(app: s.app, order: s.order, eligible: e, playing: playing))
+            index.update(s.id, s)
+            for pid in s.playerIDs { deadlines.set(deadlineEntries(of: pid), for: pid) }
         }
+        syncApps()
+        arbiter.setHolder(nowPlayingApp)
+        let resolution = arbiter.resolve()
+        reconcileSlot(resolution)
+        syncApps()
 
-        let active = activeSessions(eligible: eligible)
-        reconcileSlot(active: active, eligible: eligible)
-
-        for s in ordered {
-            let isActive = active[s.app] == s.id
-            let now = baseline(for: s, canBecomeActive: eligible[s.id] ?? false, isActive: isActive)
+        // Diff what the operation touched, and the sessions whose active flag moved.
+        var diffed = live
+        var seen = Set(live.map(\.id))
+        for change in resolution.activeChanges {
+            for id in [change.from, change.to].compactMap({ $0 }) where !seen.contains(id) {
+                guard let s = sessions[id] else { continue }
+                seen.insert(id)
+                diffed.append(s)
+            }
+        }
+        if diffed.count > live.count { diffed.sort { $0.order < $1.order } }
+        for s in diffed {
+            reevaluations.value += 1
+            let isActive = arbiter.isActive(s.id)
+            let canBecomeActive = eligible[s.id] ?? arbiter.sessions[s.id]?.eligible ?? false
+            let now = baseline(for: s, canBecomeActive: canBecomeActive, isActive: isActive)
             let old = baselines[s.id] ?? now
             if old.audio != now.audio { emit(.audioChanged(s.id, now.audio)) }
-            for kind in RemoteCommandKind.allCases where old.commands[kind] != now.commands[kind] {
-                emit(.commandChanged(s.id, now.commands[kind]))
+            if old.commands != now.commands {
+                for kind in RemoteCommandKind.allCases where old.commands[kind] != now.commands[kind] {
+                    emit(.commandChanged(s.id, now.commands[kind]))
+                }
             }
             for (i, p) in now.players.enumerated() where i >= old.players.count || old.players[i] != p {
                 emit(.playerChanged(s.id, index: i, p))
@@ -57,8 +86,10 @@ extension NowPlayingModel {
             if old.info != now.info { emit(.infoChanged(s.id, now.info)) }
             baselines[s.id] = now
         }
-        for id in baselines.keys where sessions[id] == nil { baselines[id] = nil }
+        _ = baselines.takeDirty()
+        _ = clientApps.takeDirty()
 
+        deadlines.prune()
         let deadline = nextDeadline
         if deadline != reportedDeadline {
             reportedDeadline = deadline
@@ -68,12 +99,25 @@ extension NowPlayingModel {
         promotedHint = nil
     }
 
+    /// Tells the arbiter about every app written since the last call.
+    mutating func syncApps() {
+        for id in apps.takeDirty() {
+            if let a = apps[id] {
+                arbiter.updateApp(id, Arbiter.AppStanding(order: a.order, preferred: a.preferredSession,
+                                                          lastPlaybackStart: a.lastPlaybackStart, lastHeldSlot: a.lastHeldSlot))
+            } else {
+                arbiter.removeApp(id)
+            }
+        }
+    }
+
     /// Keeps `currentRepeatType`/`currentShuffleType` in step with player 0's modes whichever
     /// way they changed (`player.setRepeat`, the command, `player.sync`). Only a change of the
     /// player's mode moves them, so an app that configures them for state of its own (manual
     /// publishing, its own targets) keeps what it set until its player's mode changes.
-    mutating func followPlayerModes() {
-        for s in sessions.values {
+    mutating func followPlayerModes(_ touched: Set<SessionID>) {
+        for id in touched {
+            guard let s = sessions[id] else { continue }
             guard let pid = s.playerIDs.first, let t = players[pid]?.timeline,
                   let old = baselines[s.id]?.players.first?.timeline else { continue }
             guard old.repeatMode != t.repeatMode || old.shuffleMode != t.shuffleMode else { continue }
@@ -82,40 +126,26 @@ extension NowPlayingModel {
         }
     }
 
-    /// Across apps: the most recent playback start among apps with an eligible active session
-    /// takes the slot; a paused holder keeps it; a holder that drops out is replaced by the most
-    /// recently active (played or held the slot) candidate.
-    mutating func reconcileSlot(active: [AppID: SessionID], eligible: [SessionID: Bool]) {
+    /// Across apps (the rule is the arbiter's): the most recent playback start among apps with
+    /// an eligible active session takes the slot; a paused holder keeps it; a holder that drops
+    /// out is replaced by the most recently active (played or held the slot) candidate. Here:
+    /// stamp the new holder and say why the slot changed.
+    mutating func reconcileSlot(_ r: Arbiter.Resolution) {
         let oldSession = nowPlayingSession
-        var holder = nowPlayingApp.flatMap { active[$0] != nil ? $0 : nil }
-        let candidates = orderedApps.filter { active[$0.id] != nil }
-        let holderStart = holder.flatMap { apps[$0]?.lastPlaybackStart }
-        var tookOver = false
-        let challengers = candidates.filter { app in
-            guard app.id != holder, let start = app.lastPlaybackStart, isPlaying(active[app.id]!) else { return false }
-            return holderStart.map { start > $0 } ?? true
-        }
-        if let best = challengers.max(by: { ($0.lastPlaybackStart ?? 0) < ($1.lastPlaybackStart ?? 0) }) {
-            holder = best.id
-            tookOver = true
-        } else if holder == nil, !candidates.isEmpty {
-            func recency(_ a: App) -> UInt64 { max(a.lastPlaybackStart ?? 0, a.lastHeldSlot ?? 0) }
-            // max(by:) keeps the last of equals; iterate reversed so ties go to the older app.
-            holder = candidates.reversed().max(by: { recency($0) < recency($1) })?.id
-        }
-        if let h = holder, h != nowPlayingApp {
+        if let h = r.newHolder {
             let stamp = tick()
             apps[h]?.lastHeldSlot = stamp
+            arbiter.heldSlot(h, at: stamp)
         }
-        nowPlayingApp = holder
-        let newSession = holder.flatMap { active[$0] }
+        nowPlayingApp = arbiter.holder
+        let newSession = arbiter.nowPlaying
         guard newSession != oldSession else { return }
         let reason: NowPlayingChangeReason
-        if tookOver {
+        if r.move == .tookOver {
             reason = .playbackStarted
         } else if let old = oldSession, let closed = closedHints[old] {
             reason = closed == .closed ? .closed : .appDisconnected
-        } else if let old = oldSession, sessions[old] != nil, eligible[old] != true {
+        } else if let old = oldSession, sessions[old] != nil, arbiter.sessions[old]?.eligible != true {
             reason = .ineligible
         } else if oldSession == nil {
             reason = .eligible

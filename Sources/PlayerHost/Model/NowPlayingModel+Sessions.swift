@@ -42,12 +42,15 @@ extension NowPlayingModel {
     }
 
     mutating func dropTargets(ownedBy client: ClientID) {
-        for id in sessions.keys { _ = sessions[id]?.commandCenter.removeTargets(ownedBy: client) }
+        for id in index.sessions(targetedBy: client).union(sessions.dirty) {
+            _ = sessions[id]?.commandCenter.removeTargets(ownedBy: client)
+        }
     }
 
     mutating func removeAppNow(_ appID: AppID, at t: MonotonicInstant) {
         guard let app = apps[appID] else { return }
-        for s in orderedSessions where s.app == appID {
+        let owned = index.sessions(of: appID).union(sessions.dirty).compactMap { sessions[$0] }.filter { $0.app == appID }
+        for s in owned.sorted(by: { $0.order < $1.order }) {
             if s.audio.backgroundAudio {
                 sessions[s.id]?.app = Self.hostApp
                 emit(.sessionOwnerChanged(s.id, from: appID, to: Self.hostApp))
@@ -118,6 +121,9 @@ extension NowPlayingModel {
     ) throws -> ModelResult<Session> {
         try perform(now) { m, t in
             let app = try m.appFor(caller)
+            guard m.index.sessions(of: app).count < m.limits.sessionsPerApp else {
+                throw ModelLimits.exceeded("max_sessions_per_app", m.limits.sessionsPerApp, "app '\(app)' has that many sessions")
+            }
             let sid: SessionID
             if let id {
                 guard !id.isEmpty, id.count <= 64, !id.contains(where: { $0.isWhitespace || $0.isNewline }) else {
@@ -220,7 +226,7 @@ extension NowPlayingModel {
     // MARK: Reads
 
     /// Whether the session is its app's active session (as last reconciled).
-    public func isActive(_ id: SessionID) -> Bool { baselines[id]?.isActive ?? false }
+    public func isActive(_ id: SessionID) -> Bool { arbiter.isActive(id) }
 
     /// `session.list`: `[{id, kind, app, isActive, canBecomeActive, playbackState, isNowPlaying}]`.
     public func sessionListJSON() -> JSON {
@@ -270,7 +276,8 @@ extension NowPlayingModel {
         try perform(now) { m, _ in
             let s = try m.session(id)
             guard m.isActive(id) else { return BecomeActiveResult(active: false, reason: "not its app's active session") }
-            guard let other = m.orderedSessions.first(where: { $0.app == s.app && $0.id != id && Eligibility($0).isEligible }) else {
+            let candidates = m.index.sessions(of: s.app).compactMap { m.sessions[$0] }.sorted { $0.order < $1.order }
+            guard let other = candidates.first(where: { $0.app == s.app && $0.id != id && Eligibility($0).isEligible }) else {
                 return BecomeActiveResult(active: true, reason: "no other eligible session of app \(s.app) can take over")
             }
             m.apps[s.app]?.preferredSession = other.id

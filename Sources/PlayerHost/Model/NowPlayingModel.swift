@@ -15,24 +15,33 @@ public struct NowPlayingModel: Sendable, Equatable {
     /// background-audio sessions.
     public static let hostApp: AppID = "host"
 
-    public internal(set) var apps: [AppID: App]
-    public internal(set) var sessions: [SessionID: Session] = [:]
-    public internal(set) var players: [PlayerID: Player] = [:]
+    public internal(set) var apps = TrackedMap<AppID, App>()
+    public internal(set) var sessions = TrackedMap<SessionID, Session>()
+    public internal(set) var players = TrackedMap<PlayerID, Player>()
     /// The Now Playing session, if any.
     public internal(set) var nowPlayingSession: SessionID?
     /// The latest instant seen.
     public internal(set) var clock: MonotonicInstant = .zero
+    /// Each app's active session and the slot, kept incrementally.
+    public internal(set) var arbiter = Arbiter()
 
     var nowPlayingApp: AppID?
     /// Why the slot last changed hands (for `explain`).
     var lastSlotReason: NowPlayingChangeReason?
-    var clientApps: [ClientID: AppID] = [:]
-    var baselines: [SessionID: Baseline] = [:]
+    var clientApps = TrackedMap<ClientID, AppID>()
+    var baselines = TrackedMap<SessionID, Baseline>()
+    var index = SessionIndex()
+    var deadlines = DeadlineQueue()
     var reportedDeadline: MonotonicInstant?
     var seq: UInt64 = 0
     var nextToken = 1
     var nextDispatchID: UInt64 = 1
     var rng: SplitMix64
+    /// What one client may claim (config keys; see `ModelLimits`).
+    public var limits = ModelLimits()
+    /// How many times a session was re-evaluated by `reconcile()` since the model was made:
+    /// tests prove an operation on one session re-evaluates O(1) sessions, whatever the total.
+    public internal(set) var reevaluations = Tally()
 
     // Scratch of the running operation.
     var outbox: [ModelEvent] = []
@@ -43,8 +52,14 @@ public struct NowPlayingModel: Sendable, Equatable {
     /// A host with only its own app. `seed` makes shuffles replayable.
     public init(seed: UInt64 = 0x5EED) {
         rng = SplitMix64(seed: seed)
-        apps = [:]
         apps[Self.hostApp] = App(id: Self.hostApp, name: "host", client: nil, order: 0)
+        reconcile()
+    }
+
+    /// A count that is bookkeeping, not state: two models that differ only in it are equal.
+    public struct Tally: Sendable, Equatable {
+        public internal(set) var value = 0
+        public static func == (_: Tally, _: Tally) -> Bool { true }
     }
 
     /// What was last published for a session, to diff against.
@@ -80,7 +95,7 @@ public struct NowPlayingModel: Sendable, Equatable {
     /// The earliest instant a playing clock item ends (or, under automatic publishing, enters
     /// or leaves an ad); nil while no clock player plays (external players never have one).
     /// Arm one one-shot timer for it.
-    public var nextDeadline: MonotonicInstant? { pendingDeadlines().map(\.at).min() }
+    public var nextDeadline: MonotonicInstant? { deadlines.earliest?.at }
 
     /// Handles every deadline up to `now` (call it when the timer fires).
     public mutating func advance(to now: MonotonicInstant) -> ModelResult<Void> {
@@ -89,23 +104,65 @@ public struct NowPlayingModel: Sendable, Equatable {
 
     // MARK: Operation plumbing
 
-    /// Runs `body` on a draft caught up to `now`, then diffs and returns what happened.
+    /// The scalar state an operation may change, to put back if it fails.
+    private struct Scalars {
+        var nowPlayingSession: SessionID?
+        var nowPlayingApp: AppID?
+        var lastSlotReason: NowPlayingChangeReason?
+        var seq: UInt64
+        var nextToken: Int
+        var nextDispatchID: UInt64
+        var rng: SplitMix64
+        var outbox: Int
+        var actions: Int
+        var closedHints: [SessionID: SessionCloseReason]
+        var promotedHint: SessionID?
+    }
+
+    /// Catches up to `now`, runs `body` in place, then reconciles what it touched and returns
+    /// what happened. If `body` throws, every entry it wrote is put back (the maps journal the
+    /// old value of each key they write), so a failed operation changes nothing — at the cost
+    /// of what it touched, never a copy of the model. Item ends passed on the way are kept:
+    /// they happened whatever the operation did, and their events go out with the next result.
     mutating func perform<T>(_ now: MonotonicInstant?,
                              _ body: (inout NowPlayingModel, MonotonicInstant) throws -> T) rethrows -> ModelResult<T> {
-        var draft = self
         let t = max(now ?? clock, clock)
-        draft.clock = t
-        draft.outbox = []
-        draft.actions = []
-        draft.settle(to: t)
-        let value = try body(&draft, t)
+        let clockBefore = clock
+        clock = t
+        let settled = settle(to: t)
+        let saved = Scalars(nowPlayingSession: nowPlayingSession, nowPlayingApp: nowPlayingApp, lastSlotReason: lastSlotReason,
+                            seq: seq, nextToken: nextToken, nextDispatchID: nextDispatchID, rng: rng,
+                            outbox: outbox.count, actions: actions.count, closedHints: closedHints, promotedHint: promotedHint)
+        apps.beginRecording(); sessions.beginRecording(); players.beginRecording()
+        clientApps.beginRecording(); baselines.beginRecording()
+        var succeeded = false
+        defer {
+            if !succeeded {
+                // Nothing happened on the way either: the model is exactly as it was.
+                if !settled { clock = clockBefore }
+                apps.rollback(); sessions.rollback(); players.rollback(); clientApps.rollback(); baselines.rollback()
+                nowPlayingSession = saved.nowPlayingSession
+                nowPlayingApp = saved.nowPlayingApp
+                lastSlotReason = saved.lastSlotReason
+                seq = saved.seq
+                nextToken = saved.nextToken
+                nextDispatchID = saved.nextDispatchID
+                rng = saved.rng
+                outbox.removeSubrange(saved.outbox...)
+                actions.removeSubrange(saved.actions...)
+                closedHints = saved.closedHints
+                promotedHint = saved.promotedHint
+            }
+        }
+        let value = try body(&self, t)
+        succeeded = true
+        apps.commit(); sessions.commit(); players.commit(); clientApps.commit(); baselines.commit()
         // A seek to an item's end while playing ends it now, not at the next timer.
-        draft.settle(to: t)
-        draft.reconcile()
-        let result = ModelResult(value: value, events: draft.outbox, actions: draft.actions)
-        draft.outbox = []
-        draft.actions = []
-        self = draft
+        reconcile()
+        settle(to: t)
+        let result = ModelResult(value: value, events: outbox, actions: actions)
+        outbox = []
+        actions = []
         return result
     }
 
@@ -116,49 +173,54 @@ public struct NowPlayingModel: Sendable, Equatable {
         return seq
     }
 
-    enum DeadlineKind: Hashable {
-        case itemEnd(PlayerID)
-        case adBoundary(PlayerID, Double)
-    }
-
-    func pendingDeadlines() -> [(at: MonotonicInstant, kind: DeadlineKind)] {
-        var out: [(at: MonotonicInstant, kind: DeadlineKind)] = []
-        // An external engine moves on by itself and reports it: the host times nothing for it.
-        for (id, p) in players where driver(ofPlayer: id) == .clock {
-            if let d = p.timeline.itemEndDeadline { out.append((d, .itemEnd(id))) }
-        }
+    /// A player's deadlines: its item end, and (player 0 of an automatically publishing
+    /// session) its next ad boundary. An external engine moves on by itself and reports it:
+    /// the host times nothing for it.
+    func deadlineEntries(of pid: PlayerID) -> [DeadlineQueue.Entry] {
+        guard let p = players[pid] else { return [] }
+        let session = p.session.flatMap { sessions[$0] }
+        guard session?.driver ?? .clock == .clock else { return [] }
+        let t = p.timeline
+        var out: [DeadlineQueue.Entry] = []
+        if let d = t.itemEndDeadline { out.append(.init(at: d, player: pid, kind: .itemEnd)) }
         // Ad boundaries are key moments only where published info is computed from a player.
-        for s in sessions.values where s.automaticallyPublishes && s.driver == .clock {
-            guard let pid = s.playerIDs.first, let t = players[pid]?.timeline, t.rate > 0 else { continue }
+        if let s = session, s.automaticallyPublishes, s.playerIDs.first == pid, t.rate > 0 {
             let ads = adSchedule(s, t)
             if let b = ads.nextBoundary(after: t.anchorElapsed, before: t.duration) {
-                out.append((t.anchorTime.advanced(bySeconds: (b - t.anchorElapsed) / t.rate), .adBoundary(pid, b)))
+                out.append(.init(at: t.anchorTime.advanced(bySeconds: (b - t.anchorElapsed) / t.rate), player: pid, kind: .adBoundary(b)))
             }
         }
         return out
     }
 
-    /// Handles every deadline at or before `t`, in time order, each at its own instant.
-    mutating func settle(to t: MonotonicInstant) {
+    /// Handles every deadline at or before `t`, in time order, each at its own instant. A
+    /// repeating item is not iterated one repetition at a time: whole periods are skipped from
+    /// the clock, so a 1 µs item on repeat costs one step per call, not one per microsecond.
+    @discardableResult
+    mutating func settle(to t: MonotonicInstant) -> Bool {
         var sameInstant: [PlayerID: (MonotonicInstant, Int)] = [:]
+        var handled = false
         for _ in 0..<100_000 {
-            guard let next = pendingDeadlines().min(by: { $0.at < $1.at }), next.at <= t else { return }
+            guard let next = deadlines.earliest, next.at <= t else { return handled }
+            handled = true
+            let pid = next.player
             switch next.kind {
-            case .itemEnd(let pid):
-                guard var p = players[pid] else { return }
+            case .itemEnd:
+                guard var p = players[pid] else { deadlines.set([], for: pid); continue }
                 // Zero-length items under repeat would end forever at one instant: stop instead.
                 let seen = sameInstant[pid].flatMap { $0.0 == next.at ? $0.1 : nil } ?? 0
                 sameInstant[pid] = (next.at, seen + 1)
                 if seen > p.timeline.order.count + 1 {
                     p.timeline.stop(at: next.at)
                 } else {
-                    _ = p.timeline.finishItem(at: next.at)
+                    _ = p.timeline.finishItem(at: p.timeline.lastRepeat(endingAt: next.at, upTo: t))
                 }
                 players[pid] = p
-            case .adBoundary(let pid, let b):
+            case .adBoundary(let b):
                 players[pid]?.timeline.reanchor(at: next.at, elapsed: b)
             }
             reconcile()
         }
+        return handled
     }
 }

@@ -202,6 +202,31 @@ public struct PlayerTimeline: Sendable, Hashable {
         return .endedQueue
     }
 
+    /// The instant to finish the current item at, for an end due at `deadline` and handled
+    /// at `now`: under repeat, the last end of a whole period (one item for `one`, the queue
+    /// for `all`) at or before `now`, computed from the clock; otherwise `deadline`. So a
+    /// short item on repeat is caught up in one step however many times it came round.
+    public func lastRepeat(endingAt deadline: MonotonicInstant, upTo now: MonotonicInstant) -> MonotonicInstant {
+        guard rate > 0, now > deadline else { return deadline }
+        let seconds: Double
+        switch repeatMode {
+        case .off:
+            return deadline
+        case .one:
+            seconds = duration ?? 0
+        case .all:
+            // A whole cycle returns to this same instant of this same item.
+            var total = 0.0
+            for i in items { guard let d = i.duration, d > 0 else { return deadline }; total += d }
+            seconds = total
+        }
+        let periodNS = (seconds / rate * 1e9).rounded()
+        guard periodNS.isFinite, periodNS >= 1, periodNS < 1.8e19 else { return deadline }
+        let period = UInt64(periodNS)
+        let k = (now.nanoseconds - deadline.nanoseconds) / period
+        return MonotonicInstant(nanoseconds: deadline.nanoseconds + k * period)
+    }
+
     /// Moves the anchor to `instant` without changing the trajectory (used at ad boundaries,
     /// where the published content rate changes). `elapsed` snaps the position exactly.
     public mutating func reanchor(at instant: MonotonicInstant, elapsed: Double? = nil) {

@@ -64,8 +64,9 @@ public struct Player: Sendable, Hashable {
     /// Created by `session.create` (dies with it) rather than adopted (detached on close).
     let ownedBySession: Bool
 
-    /// `{id, session, status, rate, defaultRate, elapsed, duration, timestamp, …}` with
-    /// `elapsed` inferred for `now`.
+    /// `{id, session, status, rate, defaultRate, elapsed, duration, timestamp, queueCount,
+    /// currentItem, …}` with `elapsed` inferred for `now`. Never the whole queue: replies and
+    /// events stay small however long it is (`player.queue` pages through it).
     public func toJSON(now: MonotonicInstant) -> JSON {
         let t = timeline
         var o: [String: JSON] = [
@@ -79,7 +80,6 @@ public struct Player: Sendable, Hashable {
             "repeatMode": .string(t.repeatMode.rawValue),
             "shuffleMode": .string(t.shuffleMode.rawValue),
             "queueCount": .int(Int64(t.items.count)),
-            "items": .array(t.items.map { $0.toJSON() }),
         ]
         o["session"] = session.map { .string($0) } ?? .null
         if let d = t.duration { o["duration"] = .double(d) }

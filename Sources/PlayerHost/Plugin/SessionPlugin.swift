@@ -14,9 +14,12 @@ public protocol SessionPlugin: AnyObject {
     var actsForHost: Bool { get }
     func attach(_ context: PluginContext)
     func detach()
+    /// The host re-read its configuration (SIGHUP, `host.reload`); built-ins apply their part.
+    func reload(_ config: HostConfig)
 }
 
 extension SessionPlugin {
     public var actsForHost: Bool { false }
     public func detach() {}
+    public func reload(_ config: HostConfig) {}
 }

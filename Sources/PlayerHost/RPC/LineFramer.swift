@@ -21,7 +21,19 @@ public struct LineFramer {
         _ chunk: UnsafeRawBufferPointer,
         line: (UnsafeRawBufferPointer) -> Void
     ) throws(LineTooLong) {
-        guard let base = chunk.baseAddress, chunk.count > 0 else { return }
+        _ = try feed(chunk, maxLines: .max, line: line)
+    }
+
+    /// Feeds a chunk, handing out at most `maxLines` complete lines; returns how many bytes of
+    /// the chunk were taken. The caller keeps the rest (it starts at a line boundary) and feeds
+    /// it again later: a server serves each client a bounded share per loop turn this way.
+    public mutating func feed(
+        _ chunk: UnsafeRawBufferPointer,
+        maxLines: Int,
+        line: (UnsafeRawBufferPointer) -> Void
+    ) throws(LineTooLong) -> Int {
+        guard let base = chunk.baseAddress, chunk.count > 0 else { return 0 }
+        var handed = 0
         var start = 0
         let end = chunk.count
         while start < end {
@@ -30,7 +42,7 @@ public struct LineFramer {
                 let tail = end - start
                 if partial.count + tail > maxLine { partial.removeAll(); throw LineTooLong(limit: maxLine) }
                 partial.append(contentsOf: UnsafeRawBufferPointer(start: base + start, count: tail))
-                return
+                return end
             }
             let nlIndex = UnsafeRawPointer(nl) - base
             let length = nlIndex - start
@@ -45,7 +57,10 @@ public struct LineFramer {
                 whole.withUnsafeBytes { b in line(Self.trimCR(b)) }
             }
             start = nlIndex + 1
+            handed += 1
+            if handed >= maxLines { return start }
         }
+        return end
     }
 
     @inline(__always)

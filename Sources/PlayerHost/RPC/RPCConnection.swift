@@ -56,18 +56,43 @@ public final class RPCConnection {
     /// Feeds bytes read from the client. Complete lines are handled at once; replies that are
     /// ready are appended to `output`.
     public func receive(_ bytes: UnsafeRawBufferPointer) -> Disposition {
-        guard closeReason == nil else { return .closeAfterFlush(reason: closeReason!) }
+        receive(bytes, maxLines: .max).disposition
+    }
+
+    /// Feeds bytes, handling at most `maxLines` complete lines; returns how many bytes were taken
+    /// (the rest, from a line boundary, is the caller's to feed again on a later turn).
+    public func receive(_ bytes: UnsafeRawBufferPointer, maxLines: Int) -> (consumed: Int, disposition: Disposition) {
+        guard closeReason == nil else { return (bytes.count, .closeAfterFlush(reason: closeReason!)) }
         inReceive = true
         defer { inReceive = false }
+        var consumed = bytes.count
         do {
-            try framer.feed(bytes) { line in handleLine(line) }
+            consumed = try framer.feed(bytes, maxLines: maxLines) { line in handleLine(line) }
         } catch {
             let err = RPCError.limitExceeded("line longer than \(error.limit) bytes", limit: error.limit)
             emit(.reply(id: .null, .failure(err)))
             closeReason = err.message
         }
-        if let closeReason { return .closeAfterFlush(reason: closeReason) }
-        return .keepOpen
+        if let closeReason { return (bytes.count, .closeAfterFlush(reason: closeReason)) }
+        return (consumed, .keepOpen)
+    }
+
+    /// Bytes the transport holds for this client besides `output` (queued on the socket). With
+    /// it, a reply that would take the client past `maxOutputBytes` becomes an error reply.
+    public var transportQueuedBytes: () -> Int = { 0 }
+
+    /// Everything queued for the client: on the socket, in `output`, held behind a slow reply.
+    public var queuedBytes: Int { transportQueuedBytes() + output.count + heldReplyBytes }
+
+    /// The reply to send for `result`: the error `limitExceeded` (with the output limit in `data`)
+    /// instead of one that would take the client past its output limit, so a client that reads is
+    /// never cut off for asking something big.
+    private func replyBytes(id: JSON, _ result: Result<JSON, RPCError>) -> [UInt8] {
+        let bytes = RPCEncoder.reply(id: id, result)
+        let limit = dispatcher.limits.maxOutputBytes
+        guard queuedBytes + bytes.count + 1 > limit else { return bytes }
+        return RPCEncoder.reply(id: id, .failure(.limitExceeded(
+            "a reply of \(bytes.count + 1) bytes would pass the output limit", limit: limit, actual: queuedBytes + bytes.count + 1)))
     }
 
     /// Sends a notification (e.g. an event) to the client.
@@ -168,12 +193,12 @@ public final class RPCConnection {
             switch r {
             case .none: break
             case .reply(let id, let result):
-                heldReplyBytes += slot.fill(i, RPCEncoder.reply(id: id, result))
+                heldReplyBytes += slot.fill(i, replyBytes(id: id, result))
             case .pending(let id, let promise):
                 // Weak: the client may be gone by the time the answer comes; it is then dropped.
                 promise.onComplete { [weak self, slot] result in
                     guard let self, !self.isClosed else { return }
-                    self.heldReplyBytes += slot.fill(i, RPCEncoder.reply(id: id, result))
+                    self.heldReplyBytes += slot.fill(i, self.replyBytes(id: id, result))
                     self.drain()
                 }
             }
@@ -206,11 +231,20 @@ public final class RPCConnection {
             return
         case .reply(let id, let result):
             if slotHead == slots.count {
+                let before = output.count
                 RPCEncoder.writeReply(id: id, result, into: &output)  // fast path: nothing ahead
+                if queuedBytes > dispatcher.limits.maxOutputBytes {
+                    let size = output.count - before
+                    output.removeSubrange(before...)
+                    let limit = dispatcher.limits.maxOutputBytes
+                    RPCEncoder.writeReply(id: id, .failure(.limitExceeded(
+                        "a reply of \(size) bytes would pass the output limit", limit: limit, actual: queuedBytes + size)),
+                        into: &output)
+                }
                 requestFlush()
             } else {
                 let slot = ReplySlot(parts: 0)
-                heldReplyBytes += slot.setSingle(RPCEncoder.reply(id: id, result))
+                heldReplyBytes += slot.setSingle(replyBytes(id: id, result))
                 enqueue(slot)
             }
         case .pending(let id, let promise):
@@ -218,7 +252,7 @@ public final class RPCConnection {
             enqueue(slot)
             promise.onComplete { [weak self, slot] result in
                 guard let self, !self.isClosed else { return }
-                self.heldReplyBytes += slot.setSingle(RPCEncoder.reply(id: id, result))
+                self.heldReplyBytes += slot.setSingle(self.replyBytes(id: id, result))
                 self.drain()
             }
         }

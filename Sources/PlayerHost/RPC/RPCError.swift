@@ -73,6 +73,7 @@ public enum RPCErrorCode: Int, Sendable, CaseIterable {
     case shuttingDown = 1070
     case timeout = 1080
     case invalidState = 1090
+    case configInvalid = 1100
 
     /// The case's name (`sessionNotFound`), for logs and messages.
     public var name: String { String(describing: self) }
@@ -98,11 +99,12 @@ public enum RPCErrorCode: Int, Sendable, CaseIterable {
         case .automaticKey: return "the key is published automatically and cannot be written"
         case .invalidInfo: return "a now-playing info key or value is invalid"
         case .pluginFailure: return "a plugin failed"
-        case .limitExceeded: return "a protocol limit was exceeded (line, batch, connections, output)"
+        case .limitExceeded: return "a limit was exceeded (line, batch, connections, output; sessions per app, targets per command, queue items): data names it"
         case .notOwner: return "the caller does not own that session or target"
         case .shuttingDown: return "the host is shutting down"
         case .timeout: return "a handler did not answer in time"
         case .invalidState: return "the operation does not apply in the current state"
+        case .configInvalid: return "the configuration file has an error; the one in effect stays"
         }
     }
 }

@@ -10,6 +10,20 @@ public struct RPCLimits: Sendable, Equatable {
     public var maxOutputBytes = 8 << 20
     /// Most simultaneous connections.
     public var maxConnections = 256
+    /// Most requests (lines) one connection has served per loop turn; the rest waits its turn
+    /// while the others are served (round robin), so one busy client cannot starve another.
+    public var requestsPerTurn = 32
+    /// Unsent reply bytes above which a connection is not read until the client takes them
+    /// (back-pressure): a client that does not read costs nothing more. Capped at half the
+    /// output limit.
+    public var outputHighWaterBytes = 1 << 20
+
+    /// How long a held-back client may take none of its output before it is cut off (redis's
+    /// soft output-buffer limit): a client that does not read is held, then let go.
+    public var maxStallMilliseconds: UInt64 = 5000
+
+    /// The high-water mark in effect.
+    public var effectiveHighWater: Int { max(1, min(outputHighWaterBytes, maxOutputBytes / 2)) }
 
     public init() {}
 }

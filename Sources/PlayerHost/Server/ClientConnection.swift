@@ -1,8 +1,13 @@
 import Logging
 
-/// One accepted client: its stream and its protocol state, joined. Reads are fed to the
-/// `RPCConnection`; whatever that produced is written once per read, so a pipelined burst of
-/// requests costs one write. A client whose unread replies exceed the output limit is cut off.
+/// One accepted client: its stream and its protocol state, joined.
+///
+/// Fairness: each loop turn a connection has at most `requestsPerTurn` requests served; what it
+/// sent beyond that waits in `inbox` (reading paused) and the server serves it on later turns,
+/// round robin with everyone else. Back-pressure: once its unsent output passes the high-water
+/// mark it is not read (nor served) until the client takes half of it, so a client that never
+/// reads costs almost nothing; it is cut off only if output it did not ask for (events, requests
+/// to a target) still takes it past the output limit.
 ///
 /// Lifetime: the stream's callbacks hold the connection strongly, and the stream drops them in its
 /// close callback, so the connection lives exactly as long as any callback can still reach it.
@@ -12,43 +17,140 @@ final class ClientConnection {
     let stream: PipeStream
     let rpc: RPCConnection
     private let maxOutput: Int
+    private let highWater: Int
+    private let budget: Int
     private weak var server: ControlServer?
     private let logger: Logger
     private(set) var isClosed = false
     /// A close is scheduled for the next turn: nothing more is read or written.
     private(set) var isClosing = false
     let peerPID: Int32?
+    /// Input read but not served yet (beyond one turn's budget), from a line boundary.
+    private var inbox: [UInt8] = []
+    /// Waiting in the server's round robin.
+    var isScheduled = false
+    /// Not read until its unsent output drains below half the high-water mark.
+    private(set) var isHeldBack = false
+    /// Input ended (a limit broke, closing after flush): never read again.
+    private var inputDone = false
+    /// Armed while held back: a client that takes none of its output for `maxStallMilliseconds`
+    /// is cut off.
+    private var stallTimer: Timer?
+    private var pendingAtStallCheck = 0
+    private let maxStall: UInt64
 
     init(stream: PipeStream, rpc: RPCConnection, server: ControlServer, peerPID: Int32?) {
         self.stream = stream
         self.rpc = rpc
         self.server = server
         self.logger = server.logger
-        self.maxOutput = rpc.dispatcher.limits.maxOutputBytes
+        let limits = rpc.dispatcher.limits
+        self.maxOutput = limits.maxOutputBytes
+        self.highWater = limits.effectiveHighWater
+        self.budget = max(1, limits.requestsPerTurn)
+        self.maxStall = limits.maxStallMilliseconds
         self.peerPID = peerPID
     }
+
+    /// Unsent output: on the socket, not yet written, held behind a slow reply.
+    var queuedBytes: Int { stream.pendingWriteBytes + rpc.output.count + rpc.heldReplyBytes }
 
     func start() throws(LoopError) {
         let loop = stream.loop
         rpc.scheduler = { work in loop.onNextTurn(work) }
-        // Weak: the RPC connection outlives nothing of ours; `rpc.close()` drops this anyway.
+        rpc.transportQueuedBytes = { [weak stream] in stream?.pendingWriteBytes ?? 0 }
+        // Weak: `rpc.close()` drops this anyway.
         rpc.onOutput = { [weak self] in self?.flush() }
         // Strong: released in the stream's close callback (see the type's comment).
         stream.onWriteFailure { [self] error in
             close(reason: "write failed: \(error.message)")
         }
+        stream.onWritesDrained(below: highWater / 2) { [self] in outputDrained() }
         try stream.startReading(
-            onRead: { [self] bytes in
-                let disposition = rpc.receive(bytes)
-                flush()
-                guard !isClosed, !isClosing else { return }
-                if case .closeAfterFlush(let reason) = disposition {
-                    closeAfterFlush(reason: reason)
-                }
-            },
+            onRead: { [self] bytes in received(bytes) },
             onEnd: { [self] error in
                 close(reason: error.map { "read failed: \($0.message)" } ?? "client closed")
             })
+    }
+
+    private var isLive: Bool { !isClosed && !isClosing && !inputDone }
+
+    private func received(_ bytes: UnsafeRawBufferPointer) {
+        guard isLive else { return }
+        if inbox.isEmpty {
+            let consumed = serve(bytes)
+            if isLive && consumed < bytes.count {
+                inbox.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[consumed...]))
+            }
+        } else {
+            inbox.append(contentsOf: bytes)  // read paused late in a libuv read burst
+        }
+        decideReading()
+    }
+
+    /// Serves one turn's budget of `bytes`; returns the bytes taken.
+    private func serve(_ bytes: UnsafeRawBufferPointer) -> Int {
+        let (consumed, disposition) = rpc.receive(bytes, maxLines: budget)
+        flush()
+        guard isLive else { return bytes.count }
+        if case .closeAfterFlush(let reason) = disposition {
+            closeAfterFlush(reason: reason)
+            return bytes.count
+        }
+        return consumed
+    }
+
+    /// The server's round robin: one more turn's budget of what is waiting.
+    func serveInbox() {
+        isScheduled = false
+        guard isLive, !isHeldBack, !inbox.isEmpty else { return }
+        let consumed = inbox.withUnsafeBytes { serve($0) }
+        if consumed >= inbox.count {
+            inbox.removeAll(keepingCapacity: false)
+        } else {
+            inbox.removeFirst(consumed)
+        }
+        decideReading()
+    }
+
+    /// Read on, wait for a turn, or wait for the client to take its output.
+    private func decideReading() {
+        guard isLive else { return }
+        if queuedBytes >= highWater {
+            if !isHeldBack { armStallTimer() }
+            isHeldBack = true
+            stream.stopReading()
+        } else if !inbox.isEmpty {
+            stream.stopReading()
+            server?.schedule(self)
+        } else {
+            stream.resumeReading()
+        }
+    }
+
+    private func outputDrained() {
+        guard isHeldBack, queuedBytes < highWater / 2 || queuedBytes == 0 else { return }
+        isHeldBack = false
+        stallTimer?.stop()
+        decideReading()
+    }
+
+    private func armStallTimer() {
+        if stallTimer == nil { stallTimer = try? Timer(loop: stream.loop) }
+        pendingAtStallCheck = stream.pendingWriteBytes
+        stallTimer?.start(after: maxStall) { [weak self] in self?.stallCheck() }
+    }
+
+    /// Held back for `maxStall`: cut off unless the client took some of its output meanwhile.
+    private func stallCheck() {
+        guard isHeldBack, isLive else { return }
+        if stream.pendingWriteBytes < pendingAtStallCheck {
+            armStallTimer()
+            return
+        }
+        let reason = "client is not reading: \(queuedBytes) bytes queued, none taken for \(maxStall) ms"
+        logger.warning("disconnecting client \(rpc.id): \(reason)")
+        close(reason: reason)
     }
 
     /// Writes pending output; cuts the client off (on the next turn) if it is not keeping up.
@@ -63,11 +165,14 @@ final class ClientConnection {
             rpc.output.removeAll(keepingCapacity: rpc.output.capacity <= 1 << 20)
         }
         // Replies held behind a slow one count too, or a client could pile up memory behind it.
-        let queued = stream.pendingWriteBytes + rpc.heldReplyBytes
+        let queued = queuedBytes
         if queued > maxOutput {
             let reason = "client is not reading: \(queued) bytes queued (limit \(maxOutput))"
             logger.warning("disconnecting client \(rpc.id): \(reason)")
             closeSoon(reason: reason)
+        } else if isHeldBack && queued < highWater / 2 {
+            // Held replies went out (a slow provider answered): no write completion says so.
+            outputDrained()
         }
     }
 
@@ -79,6 +184,7 @@ final class ClientConnection {
         isClosing = true
         stream.stopReading()
         rpc.output.removeAll(keepingCapacity: false)
+        inbox = []
         stream.loop.onNextTurn { [self] in
             isClosing = false
             close(reason: reason)
@@ -88,6 +194,8 @@ final class ClientConnection {
     /// Stops reading, lets queued replies go out, then closes.
     func closeAfterFlush(reason: String) {
         guard !isClosed, !isClosing else { return }
+        inputDone = true
+        inbox = []
         stream.stopReading()
         logger.info("closing connection \(rpc.id): \(reason)")
         // Strong on purpose: a connection refused at accept is in no table, so the pending
@@ -100,6 +208,9 @@ final class ClientConnection {
     func close(reason: String) {
         guard !isClosed else { return }
         isClosed = true
+        inbox = []
+        stallTimer?.close()
+        stallTimer = nil
         logger.debug("connection \(rpc.id) closed: \(reason)")
         rpc.close()
         stream.close()

@@ -38,8 +38,13 @@ public final class ControlServer {
     /// The open connection with this id.
     public func connection(id: Int) -> RPCConnection? { clients[id]?.rpc }
 
-    /// Binds and listens. The caller holds the instance lock, so an existing file at `path` is a
-    /// stale socket from a daemon that died, and is replaced.
+    /// The device and inode of the socket file we bound: at exit only that file is removed, not
+    /// one another daemon bound at the same path meanwhile.
+    private var boundFile: (dev: UInt64, ino: UInt64)?
+
+    /// Binds and listens. The caller holds the instance lock; an existing socket at `path` is
+    /// replaced only if nothing answers on it (a stale socket from a daemon that died): a live
+    /// listener's socket is never unlinked.
     public func start() throws(ServerError) {
         if path.utf8.count > UnixSocketPath.maxLength {
             throw .pathTooLong(path, limit: UnixSocketPath.maxLength)
@@ -48,6 +53,10 @@ public final class ControlServer {
         if lstat(path, &st) == 0 {
             guard (st.st_mode & S_IFMT) == S_IFSOCK else {
                 throw .listen(path, reason: "a file that is not a socket is in the way")
+            }
+            if case .success(let fd) = UnixSocketConnector.connect(path: path) {
+                Glibc.close(fd)
+                throw .listen(path, reason: "another program is listening on it")
             }
             logger.info("replacing stale socket \(path)")
             unlink(path)
@@ -58,6 +67,8 @@ public final class ControlServer {
             defer { umask(old) }
             do throws(LoopError) {
                 try server.bind(path: path)
+                var bound = stat()
+                if lstat(path, &bound) == 0 { boundFile = (UInt64(bound.st_dev), UInt64(bound.st_ino)) }
                 try server.listen { [weak self] error in self?.acceptOne(error) }
             } catch {
                 server.close()
@@ -129,6 +140,28 @@ public final class ControlServer {
         return rpc
     }
 
+    /// Connections with requests left over from their last turn, served round robin.
+    private var ready: [ClientConnection] = []
+    private var roundQueued = false
+
+    /// Serves `client` again on the next turn, after everyone already waiting.
+    func schedule(_ client: ClientConnection) {
+        guard !client.isScheduled else { return }
+        client.isScheduled = true
+        ready.append(client)
+        guard !roundQueued else { return }
+        roundQueued = true
+        loop.onNextTurn { [weak self] in self?.serveRound() }
+    }
+
+    /// One turn of the round robin: each waiting connection gets one budget.
+    private func serveRound() {
+        roundQueued = false
+        let round = ready
+        ready.removeAll(keepingCapacity: true)
+        for client in round { client.serveInbox() }
+    }
+
     func connectionClosed(_ client: ClientConnection) {
         guard clients.removeValue(forKey: client.rpc.id) != nil else { return }
         if client.rpc.isInternal { internalCount -= 1 }
@@ -141,7 +174,12 @@ public final class ControlServer {
         guard let listener else { return }
         listener.close()
         self.listener = nil
-        unlink(path)
+        var st = stat()
+        if let ours = boundFile, lstat(path, &st) == 0, UInt64(st.st_dev) == ours.dev, UInt64(st.st_ino) == ours.ino {
+            unlink(path)
+        } else {
+            logger.warning("not removing \(path): it is no longer the socket this daemon bound")
+        }
     }
 
     /// Closes every connection now, dropping unwritten output (the shutdown deadline).

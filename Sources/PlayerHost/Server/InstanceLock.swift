@@ -21,6 +21,14 @@ public final class InstanceLock {
             }
             throw .lock(path, reason: String(cString: strerror(code)))
         }
+        // The file may have been unlinked (and another made) between open and flock, by a daemon
+        // releasing it or by someone removing the directory: a lock on an unlinked file excludes
+        // nobody. Hold the lock only on the file the path names now.
+        var mine = stat(), named = stat()
+        if fstat(fd, &mine) != 0 || stat(path, &named) != 0 || mine.st_ino != named.st_ino || mine.st_dev != named.st_dev {
+            close(fd)
+            throw .lock(path, reason: "the lock file was replaced while taking it; try again")
+        }
         let pid = "\(getpid())\n"
         _ = ftruncate(fd, 0)
         _ = pid.withCString { pwrite(fd, $0, strlen($0), 0) }
@@ -31,7 +39,12 @@ public final class InstanceLock {
     /// Removes the lock file and releases the lock. Idempotent.
     public func release() {
         guard fd >= 0 else { return }
-        unlink(path)
+        // Only our own file: if the directory was removed and another daemon made a new lock
+        // file at the path, it is that daemon's.
+        var mine = stat(), named = stat()
+        if fstat(fd, &mine) == 0, stat(path, &named) == 0, mine.st_ino == named.st_ino, mine.st_dev == named.st_dev {
+            unlink(path)
+        }
         close(fd)
         fd = -1
     }

@@ -1,0 +1,169 @@
+import Logging
+
+/// Re-reads the configuration file (SIGHUP, `host.reload`, `npctl daemon reload`) and applies
+/// what changed to the running host:
+///
+/// - `[[session]]` entries added are created (by the in-process plugins' `reload`, the same
+///   path that creates them at start); entries removed are closed — only sessions the config
+///   made, and only while the host still owns them. An entry kept keeps its live state.
+/// - `command_timeout_ms` takes effect for the next command; `coalesce_ms` and `placeholders`
+///   reconfigure the now-playing gate; `log_level` goes to `applyLogLevel` when the executable
+///   sets that hook (playerhostd does not yet: its log level comes from `--log-level`).
+/// - `[[plugin]]` entries and the plugin directory's executables: added ones start, removed ones
+///   get SIGTERM.
+///
+/// A file with an error changes nothing: the old configuration stays and the error, with its
+/// line, is logged and returned (`configInvalid`).
+public final class ConfigReloader {
+    unowned let host: HostDaemon
+    /// The configuration in effect.
+    public private(set) var config: HostConfig
+    /// Where it was read from (nil: none was; a reload then reads the default path if present).
+    let path: String?
+    let required: Bool
+    /// Sets the daemon's log level (the logging backend belongs to the executable).
+    public var applyLogLevel: ((Logger.Level) -> Void)?
+    /// Reloads done and refused since start.
+    public private(set) var reloads = 0
+    public private(set) var refused = 0
+
+    init(host: HostDaemon) {
+        self.host = host
+        config = host.options.config
+        path = host.options.configPath
+        required = host.options.configPath != nil && host.options.configRequired
+    }
+
+    /// The ids of sessions the config made (a reload closes only those; a restart drops a
+    /// kept one the config no longer lists).
+    public var configSessionIDs: Set<SessionID> { Set(config.sessions.map(\.id)) }
+
+    /// What a reload changed, as `host.reload` answers it.
+    public struct Summary: Sendable {
+        public var added: [String] = []
+        public var removed: [String] = []
+        public var changed: [String] = []
+        public var pluginsStarted: [String] = []
+        public var pluginsStopped: [String] = []
+
+        public var json: JSON {
+            ["reloaded": true, "sessionsAdded": .array(added.map(JSON.string)),
+             "sessionsRemoved": .array(removed.map(JSON.string)), "settingsChanged": .array(changed.map(JSON.string)),
+             "pluginsStarted": .array(pluginsStarted.map(JSON.string)),
+             "pluginsStopped": .array(pluginsStopped.map(JSON.string))]
+        }
+    }
+
+    /// Reads the file and applies it; on an error nothing changes.
+    public func reload(trigger: String) throws(HostError) -> Summary {
+        let env = SocketLocation.currentEnvironment()
+        let file = path ?? HostConfig.defaultPath(environment: env)
+        let new: HostConfig
+        do {
+            new = try HostConfig.load(path: file, required: required)
+        } catch {
+            refused += 1
+            host.logger.error("\(trigger): not reloading, the old configuration stays: \(error)")
+            throw error
+        }
+        let summary = apply(new, environment: env)
+        reloads += 1
+        host.logger.notice("\(trigger): configuration reloaded from \(file): sessions +\(summary.added) -\(summary.removed), settings \(summary.changed), plugins +\(summary.pluginsStarted) -\(summary.pluginsStopped)")
+        return summary
+    }
+
+    func apply(_ new: HostConfig, environment env: [String: String]) -> Summary {
+        let old = config
+        var s = Summary()
+        let newIDs = Set(new.sessions.map(\.id))
+        s.added = new.sessions.map(\.id).filter { !configSessionIDs.contains($0) }
+        for id in old.sessions.map(\.id) where !newIDs.contains(id) {
+            // Only while the host owns it: a session that is gone, or an app's, is not ours to close.
+            guard host.nowPlaying.model.sessions[id]?.app == NowPlayingModel.hostApp else { continue }
+            do {
+                try host.nowPlaying.perform { m, t in try m.closeSession(id, caller: .host, now: t) }
+                s.removed.append(id)
+            } catch {
+                host.logger.warning("reload: closing session \(id): \(error.message)")
+            }
+        }
+        if old.commandTimeoutMilliseconds != new.commandTimeoutMilliseconds {
+            host.nowPlaying.commandTimeoutMilliseconds = UInt64(max(new.commandTimeoutMilliseconds ?? 2000, 1))
+            s.changed.append("command_timeout_ms")
+        }
+        if old.logLevel != new.logLevel {
+            if let name = new.logLevel, let level = Logger.Level(rawValue: name) { applyLogLevel?(level) }
+            s.changed.append("log_level")
+        }
+        if old.coalesceMilliseconds != new.coalesceMilliseconds || old.placeholders != new.placeholders {
+            host.nowPlaying.publisher.configure(new.gateConfiguration)
+            if old.coalesceMilliseconds != new.coalesceMilliseconds { s.changed.append("coalesce_ms") }
+            if old.placeholders != new.placeholders { s.changed.append("placeholders") }
+        }
+        config = new
+        // In-process plugins see the new config: the clock-sessions plugin creates added sessions.
+        host.inProcess.reload(new)
+        let (started, stopped) = reloadSupervised(old: old, new: new, environment: env)
+        s.pluginsStarted = started
+        s.pluginsStopped = stopped
+        return s
+    }
+
+    /// Starts plugins that are new in the config or the plugin directory; stops those gone.
+    func reloadSupervised(old: HostConfig, new: HostConfig, environment env: [String: String]) -> ([String], [String]) {
+        let wanted = HostDaemon.pluginSpecs(config: new, environment: env)
+        let running = host.supervisor?.specs ?? []
+        var started: [String] = []
+        var stopped: [String] = []
+        for spec in running where !wanted.contains(spec) {
+            host.supervisor?.stop(name: spec.name)
+            stopped.append(spec.name)
+        }
+        for spec in wanted where !running.contains(spec) {
+            host.ensureSupervisor().start(spec)
+            started.append(spec.name)
+        }
+        return (started, stopped)
+    }
+
+    /// `host.reload`.
+    static func method(host: HostDaemon) -> RPCMethod {
+        .sync("host.reload", summary: "Re-read the configuration file, as SIGHUP does: sessions added are created, removed ones closed, settings and plugins applied. A file with an error changes nothing (configInvalid, with the line).",
+              result: .object, resultSummary: "{reloaded, sessionsAdded, sessionsRemoved, settingsChanged, pluginsStarted, pluginsStopped}") { [weak host] _ throws(RPCError) in
+            guard let reloader = host?.reloader else { throw RPCError(.invalidState, "the host is not started") }
+            do throws(HostError) {
+                return try reloader.reload(trigger: "host.reload").json
+            } catch {
+                if case .config(let text) = error { throw RPCError(.configInvalid, text, data: Self.errorData(text)) }
+                throw RPCError(.configInvalid, error.description)
+            }
+        }
+    }
+
+    /// `{file, line, column}` from a `file:line:column: message` error, when it has them.
+    static func errorData(_ text: String) -> JSON {
+        let parts = text.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count == 4, let line = Int(parts[1]), let column = Int(parts[2]) else { return ["error": .string(text)] }
+        return ["file": .string(String(parts[0])), "line": .int(Int64(line)), "column": .int(Int64(column)),
+                "error": .string(parts[3].trimmingPrefix(" ").description)]
+    }
+}
+
+extension HostDaemon {
+    /// The supervised plugins a config asks for: the plugin directory's executables, then `[[plugin]]`.
+    static func pluginSpecs(config: HostConfig, environment env: [String: String]) -> [PluginSupervisor.Spec] {
+        var specs = PluginSupervisor.discover(directory: config.effectivePluginDirectory(environment: env))
+        for p in config.plugins ?? [] {
+            specs.append(.init(name: p.name ?? SocketLocation.basename(of: p.path), path: p.path, arguments: p.args ?? []))
+        }
+        return specs
+    }
+
+    /// The supervisor, made on first use (a reload may add the first plugin).
+    func ensureSupervisor() -> PluginSupervisor {
+        if let supervisor { return supervisor }
+        let sup = PluginSupervisor(loop: loop, socketPath: options.socketPath, logger: logger)
+        supervisor = sup
+        return sup
+    }
+}

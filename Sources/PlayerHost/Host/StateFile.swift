@@ -1,0 +1,179 @@
+/// The state file's format: a `HostSnapshot` as JSON, versioned.
+///
+/// ```json
+/// {"version": 1, "savedAt": 1764000000.5, "nowPlaying": "keep",
+///  "sessions": [{"id": "keep", "kind": "main", "origin": "client", "driver": "clock",
+///    "automaticallyPublishes": true, "backgroundAudio": false,
+///    "audio": {"category": "playback", "options": [], "active": true},
+///    "isActive": true, "info": {"title": "…"},
+///    "players": [{"items": [{"title": "A", "duration": 300}], "itemIndex": 0, "elapsed": 42,
+///                 "rate": 0, "defaultRate": 1, "repeatMode": "one", "shuffleMode": "off",
+///                 "stopped": false}],
+///    "commands": [{"command": "skipForward", "isEnabled": true, "targets": [[0]],
+///                  "preferredIntervals": [5, 30]}]}]}
+/// ```
+///
+/// A reader accepts every version up to `currentVersion` and migrates older ones on the way in
+/// (`migrate`); a newer version is refused (`StateFileError.futureVersion`), as are bytes that do
+/// not parse or lack what a session needs.
+public enum StateFile {
+    /// The version this build writes.
+    public static let currentVersion = 1
+
+    /// The snapshot as the file's bytes (one line, then a newline). `savedAt` is wall-clock
+    /// seconds since the epoch, for people reading the file.
+    public static func render(_ snapshot: HostSnapshot, savedAt: Double) -> [UInt8] {
+        var o: [String: JSON] = [
+            "version": .int(Int64(currentVersion)),
+            "savedAt": .double(savedAt),
+            "sessions": .array(snapshot.sessions.map(sessionJSON)),
+        ]
+        if let np = snapshot.nowPlaying { o["nowPlaying"] = .string(np) }
+        return JSON.object(o).serialized() + [UInt8(ascii: "\n")]
+    }
+
+    /// Parses the file's bytes.
+    public static func parse(_ bytes: [UInt8]) throws(StateFileError) -> HostSnapshot {
+        let json: JSON
+        do { json = try JSONParser.parse(bytes) } catch { throw .corrupt("\(error)") }
+        guard let version = json["version"]?.intValue else { throw .corrupt("no version") }
+        guard version <= currentVersion else { throw .futureVersion(version) }
+        guard version >= 1 else { throw .corrupt("version \(version)") }
+        let migrated = migrate(json, from: version)
+        guard let list = migrated["sessions"]?.arrayValue else { throw .corrupt("no sessions list") }
+        var snapshot = HostSnapshot()
+        do {
+            snapshot.sessions = try list.map(session)
+        } catch let e as StateFileError {
+            throw e
+        } catch {
+            throw .corrupt("\(error)")
+        }
+        snapshot.nowPlaying = migrated["nowPlaying"]?.stringValue
+        return snapshot
+    }
+
+    /// Brings an older file up to `currentVersion`, one version at a time. (Version 1 is the
+    /// first: nothing to do yet; version 2 adds its step here.)
+    static func migrate(_ json: JSON, from version: Int) -> JSON {
+        json
+    }
+
+    // MARK: Rendering
+
+    static func sessionJSON(_ s: HostSnapshot.SessionState) -> JSON {
+        var o: [String: JSON] = [
+            "id": .string(s.id), "kind": .string(s.kind), "origin": .string(s.origin.rawValue),
+            "driver": .string(s.driver.rawValue),
+            "automaticallyPublishes": .bool(s.automaticallyPublishes), "backgroundAudio": .bool(s.backgroundAudio),
+            "audio": ["category": .string(s.category.rawValue), "options": .array(s.options.map { .string($0.rawValue) }),
+                      "active": .bool(s.audioActive)],
+            "isActive": .bool(s.isActive),
+            "players": .array(s.players.map(playerJSON)),
+            "commands": .array(s.commands.map(commandJSON)),
+        ]
+        if !s.manualInfo.isEmpty { o["info"] = s.manualInfo.toJSON() }
+        return .object(o)
+    }
+
+    static func playerJSON(_ p: HostSnapshot.PlayerState) -> JSON {
+        var o: [String: JSON] = [
+            "items": .array(p.items.map { $0.toJSON() }),
+            "elapsed": .double(p.elapsed), "rate": .double(p.rate), "defaultRate": .double(p.defaultRate),
+            "repeatMode": .string(p.repeatMode.rawValue), "shuffleMode": .string(p.shuffleMode.rawValue),
+            "stopped": .bool(p.isStopped),
+        ]
+        if let i = p.itemIndex { o["itemIndex"] = .int(Int64(i)) }
+        return .object(o)
+    }
+
+    /// `{command, isEnabled, targets}` plus the configuration keys the command has.
+    static func commandJSON(_ c: HostSnapshot.CommandState) -> JSON {
+        let cfg = c.configuration
+        let all: [String: JSON] = [
+            "preferredIntervals": .array(cfg.preferredIntervals.map { .double($0) }),
+            "supportedPlaybackRates": .array(cfg.supportedPlaybackRates.map { .double($0) }),
+            "currentRepeatType": .string(cfg.currentRepeatType.rawValue),
+            "currentShuffleType": .string(cfg.currentShuffleType.rawValue),
+            "minimumRating": .double(cfg.minimumRating), "maximumRating": .double(cfg.maximumRating),
+            "isActive": .bool(cfg.isActive), "localizedTitle": .string(cfg.localizedTitle),
+        ]
+        var o: [String: JSON] = [
+            "command": .string(c.kind.rawValue), "isEnabled": .bool(c.isEnabled),
+            "targets": .array(c.builtinTargets.map { .array($0.map { .int(Int64($0)) }) }),
+        ]
+        for key in c.kind.configurationKeys { o[key] = all[key] }
+        return .object(o)
+    }
+
+    // MARK: Parsing
+
+    static func session(_ j: JSON) throws -> HostSnapshot.SessionState {
+        guard let id = j["id"]?.stringValue, let kind = j["kind"]?.stringValue else {
+            throw StateFileError.corrupt("a session without id or kind")
+        }
+        var s = HostSnapshot.SessionState(id: id, kind: kind)
+        s.origin = j["origin"]?.stringValue.flatMap(HostSnapshot.Origin.init(rawValue:)) ?? .client
+        s.driver = j["driver"]?.stringValue.flatMap(PlayerDriver.init(rawValue:)) ?? .clock
+        s.automaticallyPublishes = j["automaticallyPublishes"]?.boolValue ?? true
+        s.backgroundAudio = j["backgroundAudio"]?.boolValue ?? false
+        if let a = j["audio"] {
+            s.category = a["category"]?.stringValue.flatMap(AudioCategory.init(rawValue:)) ?? .soloAmbient
+            s.options = (a["options"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(AudioOption.init(rawValue:)) }
+            s.audioActive = a["active"]?.boolValue ?? false
+        }
+        s.isActive = j["isActive"]?.boolValue ?? false
+        if let info = j["info"] { s.manualInfo = try NowPlayingInfo(json: info) }
+        s.players = try (j["players"]?.arrayValue ?? []).map(player)
+        s.commands = try (j["commands"]?.arrayValue ?? []).map(command)
+        return s
+    }
+
+    static func player(_ j: JSON) throws -> HostSnapshot.PlayerState {
+        var p = HostSnapshot.PlayerState()
+        p.items = try (j["items"]?.arrayValue ?? []).map(MediaItem.init(json:))
+        p.itemIndex = j["itemIndex"]?.intValue.flatMap { p.items.indices.contains($0) ? $0 : nil }
+        p.elapsed = max(0, j["elapsed"]?.doubleValue ?? 0)
+        p.rate = j["rate"]?.doubleValue ?? 0
+        p.defaultRate = j["defaultRate"]?.doubleValue ?? 1
+        p.repeatMode = j["repeatMode"]?.stringValue.flatMap(RepeatMode.init(rawValue:)) ?? .off
+        p.shuffleMode = j["shuffleMode"]?.stringValue.flatMap(ShuffleMode.init(rawValue:)) ?? .off
+        p.isStopped = j["stopped"]?.boolValue ?? false
+        return p
+    }
+
+    static func command(_ j: JSON) throws -> HostSnapshot.CommandState {
+        guard let kind = j["command"]?.stringValue.flatMap(RemoteCommandKind.init(rawValue:)) else {
+            throw StateFileError.corrupt("a command without a known name")
+        }
+        var c = HostSnapshot.CommandState(kind: kind)
+        c.isEnabled = j["isEnabled"]?.boolValue ?? false
+        c.builtinTargets = (j["targets"]?.arrayValue ?? []).map { ($0.arrayValue ?? []).compactMap(\.intValue) }
+        var cfg = CommandConfiguration()
+        if let a = j["preferredIntervals"]?.arrayValue { cfg.preferredIntervals = a.compactMap(\.doubleValue) }
+        if let a = j["supportedPlaybackRates"]?.arrayValue { cfg.supportedPlaybackRates = a.compactMap(\.doubleValue) }
+        if let m = j["currentRepeatType"]?.stringValue.flatMap(RepeatMode.init(rawValue:)) { cfg.currentRepeatType = m }
+        if let m = j["currentShuffleType"]?.stringValue.flatMap(ShuffleMode.init(rawValue:)) { cfg.currentShuffleType = m }
+        if let d = j["minimumRating"]?.doubleValue { cfg.minimumRating = d }
+        if let d = j["maximumRating"]?.doubleValue { cfg.maximumRating = d }
+        if let b = j["isActive"]?.boolValue { cfg.isActive = b }
+        if let t = j["localizedTitle"]?.stringValue { cfg.localizedTitle = t }
+        c.configuration = cfg
+        return c
+    }
+}
+
+/// Why a state file was not used.
+public enum StateFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// It does not parse or lacks what a session needs (a truncated write, garbage).
+    case corrupt(String)
+    /// Written by a newer playerhostd.
+    case futureVersion(Int)
+
+    public var description: String {
+        switch self {
+        case .corrupt(let why): return "corrupt (\(why))"
+        case .futureVersion(let v): return "version \(v) is newer than this playerhostd reads (\(StateFile.currentVersion))"
+        }
+    }
+}

@@ -1,0 +1,268 @@
+import Glibc
+import Logging
+
+/// Keeps the host's own sessions across restarts in `<dir>/state.json` (default
+/// `$XDG_STATE_HOME/playerhost`, else `~/.local/state/playerhost`; directory 0700, file 0600).
+///
+/// A change (any event on the publisher, of which the store is an `EventSink`) arms one one-shot timer; when it fires, one snapshot is
+/// written. So at most one write a second, and no timer at all while nothing changes. An
+/// orderly stop writes at once with exact positions. Every write is atomic — temp file, fsync,
+/// rename, fsync of the directory — so a `kill -9` at any moment leaves the previous file or the
+/// new one, never a mix. After `kill -9` a session that was playing comes back at the position it
+/// had reached when the last write happened (at most about a second after the last change); a
+/// clock player that plays on without changes is not rewritten, so that can be earlier than
+/// where it was when killed.
+///
+/// Writes run on the loop, at most once a second. That is cheap for tens of sessions but not at
+/// 1 000 (docs/PERFORMANCE.md: rendering 1.4 MB dominates); moving render and write to a worker
+/// (`uv_queue_work`) with the capture staying on the loop is the next step. A failing write (unwritable directory, full disk) never stops the host:
+/// the fault is kept for `host.stats` and logged once, and the next change tries again.
+public final class StateStore {
+    /// The file's directory.
+    public let directory: String
+    /// `<directory>/state.json`.
+    public var path: String { directory + "/state.json" }
+    /// Takes the snapshot to write (the host's model at the current instant).
+    var snapshot: () -> HostSnapshot = { HostSnapshot() }
+    /// Milliseconds between a change and its write.
+    public var delayMilliseconds: UInt64 = 1000
+
+    let loop: EventLoop
+    let logger: Logger
+    private var timer: Timer?
+    /// What the file holds (nothing is written while the snapshot stays the same).
+    private var lastWritten: HostSnapshot?
+    /// Why the last write failed (nil after a good one).
+    public private(set) var fault: String?
+    public private(set) var writes = 0
+    public private(set) var failedWrites = 0
+    /// Duration of the last write, in microseconds.
+    public private(set) var lastWriteMicroseconds: UInt64 = 0
+    /// What the last start found: `restored`, `none`, or why the file was set aside.
+    public private(set) var loadResult = "none"
+
+    public init(loop: EventLoop, directory: String, logger: Logger) {
+        self.loop = loop
+        self.directory = directory
+        self.logger = logger
+    }
+
+    /// `explicit` (`--state-dir`, config `state_dir`), else `$XDG_STATE_HOME/playerhost`, else
+    /// `~/.local/state/playerhost`.
+    public static func defaultDirectory(explicit: String?, environment: [String: String]) -> String {
+        if let explicit, !explicit.isEmpty { return explicit }
+        if let x = environment["XDG_STATE_HOME"], !x.isEmpty { return x + "/playerhost" }
+        return (environment["HOME"] ?? "/root") + "/.local/state/playerhost"
+    }
+
+    // MARK: Loading
+
+    /// Reads the file. Missing → nil. Unreadable as a snapshot (truncated, garbage, a future
+    /// version) → nil, and the file is moved aside as `state.json.corrupt-<unix time>` with one
+    /// log line, so the host starts empty and the evidence is kept.
+    public func load() -> HostSnapshot? {
+        let bytes: [UInt8]
+        switch Self.readFile(path) {
+        case .success(let b): bytes = b
+        case .failure(let e) where e.code == ENOENT:
+            loadResult = "none"
+            return nil
+        case .failure(let e):
+            loadResult = "unreadable: \(e.message)"
+            logger.error("state file \(path) cannot be read (\(e.message)); starting without saved sessions")
+            return nil
+        }
+        do throws(StateFileError) {
+            let s = try StateFile.parse(bytes)
+            loadResult = "restored"
+            lastWritten = s
+            return s
+        } catch {
+            let aside = path + ".corrupt-\(time(nil))"
+            let moved = rename(path, aside) == 0
+            loadResult = "set aside: \(error)"
+            let line = "state file \(path) is \(error); starting without saved sessions" + (moved ? ", moved it to \(aside)" : "")
+            logger.error("\(line)")
+            return nil
+        }
+    }
+
+    // MARK: Writing
+
+    /// Something changed: write within `delayMilliseconds` (one timer, armed only now).
+    public func changed() {
+        guard !isStopped else { return }
+        if timer == nil {
+            do { timer = try Timer(loop: loop) } catch {
+                fault = "cannot arm the write timer: \(error)"
+                return
+            }
+        }
+        guard let timer, !timer.isActive else { return }
+        timer.start(after: delayMilliseconds) { [weak self] in self?.writeNow() }
+    }
+
+    /// Whether a write is pending.
+    public var isPending: Bool { timer?.isActive ?? false }
+
+    /// Writes the current snapshot now (orderly stop, or the timer), unless it is what the file
+    /// already holds.
+    public func writeNow() {
+        timer?.stop()
+        let snap = snapshot()
+        guard snap != lastWritten else { return }
+        let bytes = StateFile.render(snap, savedAt: Self.wallClock())
+        let started = EventLoop.hrtime()
+        let result = Self.writeAtomically(bytes, directory: directory, name: "state.json")
+        lastWriteMicroseconds = (EventLoop.hrtime() - started) / 1000
+        if let why = result {
+            failedWrites += 1
+            if fault != why { logger.error("cannot write the state file \(path): \(why); will retry on the next change") }
+            fault = why
+        } else {
+            writes += 1
+            lastWritten = snap
+            if fault != nil { logger.notice("state file \(path) written again") }
+            fault = nil
+        }
+    }
+
+    /// The orderly stop: the last write, with exact positions; then no timer again.
+    public func stop() {
+        guard !isStopped else { return }
+        writeNow()
+        isStopped = true
+        timer?.close()
+        timer = nil
+    }
+
+    /// After `stop`, changes (the shutdown closing things) write nothing.
+    public private(set) var isStopped = false
+
+    /// `host.stats`' `state` entry.
+    public var statsJSON: JSON {
+        var o: [String: JSON] = [
+            "path": .string(path), "writes": .int(Int64(writes)), "failedWrites": .int(Int64(failedWrites)),
+            "lastWriteMicroseconds": .int(Int64(lastWriteMicroseconds)), "pending": .bool(isPending),
+            "loaded": .string(loadResult),
+        ]
+        if let fault { o["fault"] = .string(fault) }
+        return .object(o)
+    }
+
+    // MARK: Wiring
+
+    /// Opens the host's store: restores what the file kept (config sessions only while the
+    /// config still lists them), then writes after every published change.
+    static func attach(to host: HostDaemon) {
+        let env = SocketLocation.currentEnvironment()
+        let dir = defaultDirectory(explicit: host.options.stateDirectory ?? host.options.config.stateDirectory, environment: env)
+        let store = StateStore(loop: host.loop, directory: dir, logger: host.logger)
+        host.state = store
+        let configIDs = { [weak host] in host?.reloader?.configSessionIDs ?? [] }
+        if let saved = store.load() {
+            let listed = configIDs()
+            do {
+                let failures = try host.nowPlaying.perform { m, t in
+                    saved.restore(into: &m, now: t) { $0.origin != .config || listed.contains($0.id) }
+                }
+                for f in failures { host.logger.warning("restoring session \(f.session): \(f.message)") }
+                host.logger.info("restored \(host.nowPlaying.model.sessions.count) session(s) from \(store.path)")
+            } catch {
+                host.logger.error("restoring from \(store.path): \(error.message)")
+            }
+        }
+        store.snapshot = { [weak host] in
+            guard let host else { return HostSnapshot() }
+            return HostSnapshot(of: host.nowPlaying.model, now: host.nowPlaying.now, configSessions: configIDs())
+        }
+        host.nowPlaying.publisher.add(store)
+    }
+
+    // MARK: File system
+
+    static func wallClock() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return ((Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9) * 1000).rounded() / 1000
+    }
+
+    /// Creates `directory` (and its parents) with mode 0700 when missing.
+    static func makeDirectory(_ directory: String) -> Int32? {
+        var prefix = ""
+        for part in directory.split(separator: "/", omittingEmptySubsequences: true) {
+            prefix += "/" + part
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST { return errno }
+        }
+        return nil
+    }
+
+    /// temp file (0600) → write → fsync → rename over `name` → fsync of the directory.
+    /// Returns why it failed, or nil.
+    static func writeAtomically(_ bytes: [UInt8], directory: String, name: String) -> String? {
+        if let e = makeDirectory(directory) { return ("mkdir \(directory): \(String(cString: strerror(e)))") }
+        let final = directory + "/" + name
+        let temp = final + ".tmp"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return ("open \(temp): \(String(cString: strerror(errno)))") }
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, bytes.count - off) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let e = errno
+                close(fd)
+                unlink(temp)
+                return ("write \(temp): \(String(cString: strerror(e)))")
+            }
+            off += n
+        }
+        if fsync(fd) != 0 {
+            let e = errno
+            close(fd)
+            unlink(temp)
+            return ("fsync \(temp): \(String(cString: strerror(e)))")
+        }
+        close(fd)
+        guard rename(temp, final) == 0 else {
+            let e = errno
+            unlink(temp)
+            return ("rename to \(final): \(String(cString: strerror(e)))")
+        }
+        let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 {
+            fsync(dfd)
+            close(dfd)
+        }
+        return nil
+    }
+
+    static func readFile(_ path: String) -> Result<[UInt8], Errno> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(Errno(code: errno)) }
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .failure(Errno(code: errno))
+            }
+            if n == 0 { break }
+            out += chunk[0..<n]
+        }
+        return .success(out)
+    }
+}
+
+/// A sink of the one publication path: any published change schedules a write.
+extension StateStore: EventSink {
+    public func receive(_ event: PublishedEvent) { changed() }
+}
+
+/// An errno value as an error.
+struct Errno: Error, Equatable {
+    let code: Int32
+    var message: String { String(cString: strerror(code)) }
+}

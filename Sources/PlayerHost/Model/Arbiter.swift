@@ -1,0 +1,307 @@
+import HeapModule
+
+/// The arbiter's rules as a value (SPEC §1, "Which session is Now Playing"), with indexes so an
+/// update costs O(log n) whatever the number of sessions:
+///
+/// - **Each app's active session**: its preferred session while that is eligible, else its
+///   first eligible session in creation order (a min-heap per app).
+/// - **The Now Playing slot**: the app whose active session most recently started playback
+///   takes it; a paused holder keeps it; when the holder drops out, the most recently active
+///   (played or held the slot) candidate app takes it, ties to the older app (two max-heaps).
+///
+/// The model tells it what changed (`updateSession`, `updateApp`, …) and asks `resolve()`;
+/// nothing here knows players, audio or commands. Heaps are lazy: an entry that no longer
+/// matches the current state is dropped when it reaches the top, and a heap is rebuilt when
+/// stale entries outnumber live ones, so memory stays proportional to what is live.
+public struct Arbiter: Sendable, Equatable {
+    /// Equal when they decide the same: same sessions, same active sessions, same holder
+    /// (the heaps are indexes over that).
+    public static func == (a: Arbiter, b: Arbiter) -> Bool {
+        a.sessions == b.sessions && a.holder == b.holder
+            && a.appRecords.mapValues { [$0.active ?? ""] } == b.appRecords.mapValues { [$0.active ?? ""] }
+            && a.appRecords.mapValues(\.standing) == b.appRecords.mapValues(\.standing)
+    }
+
+    /// What the arbiter needs to know of a session.
+    public struct Standing: Sendable, Hashable {
+        public var app: AppID
+        /// Creation order (unique, increasing).
+        public var order: UInt64
+        public var eligible: Bool
+        public var playing: Bool
+
+        public init(app: AppID, order: UInt64, eligible: Bool, playing: Bool) {
+            self.app = app
+            self.order = order
+            self.eligible = eligible
+            self.playing = playing
+        }
+    }
+
+    /// What the arbiter needs to know of an app.
+    public struct AppStanding: Sendable, Hashable {
+        /// Registration order (unique, increasing): the older app wins a tie.
+        public var order: UInt64
+        public var preferred: SessionID?
+        /// Logical time it last started playback.
+        public var lastPlaybackStart: UInt64?
+        /// Logical time it last took the slot.
+        public var lastHeldSlot: UInt64?
+
+        public init(order: UInt64, preferred: SessionID? = nil, lastPlaybackStart: UInt64? = nil, lastHeldSlot: UInt64? = nil) {
+            self.order = order
+            self.preferred = preferred
+            self.lastPlaybackStart = lastPlaybackStart
+            self.lastHeldSlot = lastHeldSlot
+        }
+
+        var recency: UInt64 { max(lastPlaybackStart ?? 0, lastHeldSlot ?? 0) }
+    }
+
+    /// How the slot came to change in `resolve()`.
+    public enum SlotMove: Sendable, Hashable {
+        /// An app's active session started playback more recently than the holder's.
+        case tookOver
+        /// The holder dropped out (or there was none) and the most recent candidate took it.
+        case filled
+        /// The holder app kept the slot, with (perhaps) another active session.
+        case kept
+    }
+
+    /// An app's active session changed from `from` to `to`.
+    public struct ActiveChange: Sendable, Hashable {
+        public var app: AppID
+        public var from: SessionID?
+        public var to: SessionID?
+    }
+
+    /// A `resolve()` answer: which apps' active session changed, and the slot.
+    public struct Resolution: Sendable, Hashable {
+        public var activeChanges: [ActiveChange] = []
+        /// The app that took the slot this time (to stamp its `lastHeldSlot`), if the holder changed.
+        public var newHolder: AppID?
+        public var move: SlotMove = .kept
+    }
+
+    struct Ranked: Comparable, Sendable, Hashable {
+        var key: UInt64
+        /// `UInt64.max - order`, so that among equal keys the older app ranks higher.
+        var seniority: UInt64
+        var app: AppID
+
+        static func < (a: Ranked, b: Ranked) -> Bool { (a.key, a.seniority) < (b.key, b.seniority) }
+    }
+
+    struct Queued: Comparable, Sendable, Hashable {
+        var order: UInt64
+        var session: SessionID
+        static func < (a: Queued, b: Queued) -> Bool { a.order < b.order }
+    }
+
+    struct AppRecord: Sendable {
+        var standing: AppStanding
+        var active: SessionID?
+        /// Eligible sessions by creation order (lazy: stale entries pop at the top).
+        var eligible = Heap<Queued>()
+        var queued: Set<SessionID> = []
+        /// The keys last pushed to the two slot heaps (nil: nothing pushed or popped since).
+        var pushedStart: UInt64?
+        var pushedRecency: UInt64?
+    }
+
+    public private(set) var sessions: [SessionID: Standing] = [:]
+    private var appRecords: [AppID: AppRecord] = [:]
+    private var dirtyApps: Set<AppID> = []
+    /// Apps whose active session is playing, by `lastPlaybackStart` (max first).
+    private var playingStarts = Heap<Ranked>()
+    /// Apps with an active session, by recency (max first).
+    private var recency = Heap<Ranked>()
+    /// The app holding the Now Playing slot.
+    public private(set) var holder: AppID?
+
+    public init() {}
+
+    // MARK: Reading
+
+    /// The app's active session.
+    public func active(of app: AppID) -> SessionID? { appRecords[app]?.active }
+
+    /// Whether the session is its app's active session.
+    public func isActive(_ session: SessionID) -> Bool {
+        guard let s = sessions[session] else { return false }
+        return appRecords[s.app]?.active == session
+    }
+
+    /// The Now Playing session: the holder app's active session.
+    public var nowPlaying: SessionID? { holder.flatMap { appRecords[$0]?.active } }
+
+    public func standing(of app: AppID) -> AppStanding? { appRecords[app]?.standing }
+
+    /// Entries in each heap, live or stale (tests prove they stay bounded).
+    var heapSizes: [Int] { [playingStarts.count, recency.count] + appRecords.values.map(\.eligible.count) }
+
+    // MARK: Updates
+
+    /// A session was created or its standing changed.
+    public mutating func updateSession(_ id: SessionID, _ new: Standing) {
+        let old = sessions[id]
+        guard old != new else { return }
+        sessions[id] = new
+        if let old, old.app != new.app {
+            appRecords[old.app]?.queued.remove(id)
+            dirtyApps.insert(old.app)
+        }
+        if new.eligible, appRecords[new.app] != nil, appRecords[new.app]?.queued.contains(id) == false {
+            appRecords[new.app]?.queued.insert(id)
+            appRecords[new.app]?.eligible.insert(Queued(order: new.order, session: id))
+        } else if !new.eligible {
+            appRecords[new.app]?.queued.remove(id)
+            compactQueue(new.app)
+        }
+        dirtyApps.insert(new.app)
+    }
+
+    /// A session went away.
+    public mutating func removeSession(_ id: SessionID) {
+        guard let old = sessions.removeValue(forKey: id) else { return }
+        appRecords[old.app]?.queued.remove(id)
+        compactQueue(old.app)
+        dirtyApps.insert(old.app)
+    }
+
+    /// An app appeared or its standing (preference, recency) changed.
+    public mutating func updateApp(_ id: AppID, _ standing: AppStanding) {
+        if appRecords[id] == nil {
+            appRecords[id] = AppRecord(standing: standing)
+        } else if appRecords[id]?.standing != standing {
+            appRecords[id]?.standing = standing
+        } else {
+            return
+        }
+        dirtyApps.insert(id)
+    }
+
+    /// An app went away (its sessions were removed or moved first).
+    public mutating func removeApp(_ id: AppID) {
+        appRecords[id] = nil
+        dirtyApps.remove(id)
+        if holder == id { holder = nil }
+    }
+
+    /// The model moved the slot to another app by rule of its own (a background session's
+    /// host inherits its app's standing).
+    public mutating func setHolder(_ app: AppID?) { holder = app }
+
+    // MARK: Resolving
+
+    /// Recomputes the active session of every app touched since the last call, then the slot.
+    public mutating func resolve() -> Resolution {
+        var r = Resolution()
+        for app in dirtyApps.sorted(by: { (appRecords[$0]?.standing.order ?? 0) < (appRecords[$1]?.standing.order ?? 0) }) {
+            guard var rec = appRecords[app] else { continue }
+            let old = rec.active
+            rec.active = firstActive(app, &rec)
+            if rec.active != old { r.activeChanges.append(ActiveChange(app: app, from: old, to: rec.active)) }
+            appRecords[app] = rec
+            pushRanks(app)
+        }
+        dirtyApps = []
+        resolveSlot(&r)
+        return r
+    }
+
+    /// Preferred while eligible, else the first eligible by creation order.
+    private func firstActive(_ app: AppID, _ rec: inout AppRecord) -> SessionID? {
+        if let p = rec.standing.preferred, let s = sessions[p], s.app == app, s.eligible { return p }
+        while let top = rec.eligible.min {
+            if let s = sessions[top.session], s.app == app, s.eligible, s.order == top.order { return top.session }
+            _ = rec.eligible.popMin()
+            rec.queued.remove(top.session)
+        }
+        return nil
+    }
+
+    private func startKey(_ app: AppID) -> UInt64? {
+        guard let rec = appRecords[app], let a = rec.active, sessions[a]?.playing == true else { return nil }
+        return rec.standing.lastPlaybackStart
+    }
+
+    private func recencyKey(_ app: AppID) -> UInt64? {
+        guard let rec = appRecords[app], rec.active != nil else { return nil }
+        return rec.standing.recency
+    }
+
+    private mutating func pushRanks(_ app: AppID) {
+        guard let rec = appRecords[app] else { return }
+        let seniority = UInt64.max - rec.standing.order
+        if let k = startKey(app), rec.pushedStart != k {
+            playingStarts.insert(Ranked(key: k, seniority: seniority, app: app))
+            appRecords[app]?.pushedStart = k
+        }
+        if let k = recencyKey(app), rec.pushedRecency != k {
+            recency.insert(Ranked(key: k, seniority: seniority, app: app))
+            appRecords[app]?.pushedRecency = k
+        }
+        compact()
+    }
+
+    /// The top live entry of a slot heap, dropping stale ones on the way.
+    private mutating func top(_ heap: WritableKeyPath<Arbiter, Heap<Ranked>>,
+                              _ key: (Arbiter, AppID) -> UInt64?,
+                              _ pushed: WritableKeyPath<AppRecord, UInt64?>) -> Ranked? {
+        while let t = self[keyPath: heap].max {
+            if key(self, t.app) == t.key { return t }
+            _ = self[keyPath: heap].popMax()
+            if appRecords[t.app]?[keyPath: pushed] == t.key { appRecords[t.app]?[keyPath: pushed] = nil }
+        }
+        return nil
+    }
+
+    private mutating func resolveSlot(_ r: inout Resolution) {
+        var h = holder.flatMap { appRecords[$0]?.active != nil ? $0 : nil }
+        let holderStart = h.flatMap { appRecords[$0]?.standing.lastPlaybackStart }
+        var move = SlotMove.kept
+        if let best = top(\.playingStarts, { $0.startKey($1) }, \.pushedStart), best.app != h,
+           holderStart.map({ best.key > $0 }) ?? true {
+            h = best.app
+            move = .tookOver
+        } else if h == nil, let best = top(\.recency, { $0.recencyKey($1) }, \.pushedRecency) {
+            h = best.app
+            move = .filled
+        }
+        if let new = h, new != holder { r.newHolder = new }
+        r.move = move
+        holder = h
+    }
+
+    /// Records that `app` took the slot at `stamp` (its recency), without re-resolving.
+    public mutating func heldSlot(_ app: AppID, at stamp: UInt64) {
+        guard appRecords[app] != nil else { return }
+        appRecords[app]?.standing.lastHeldSlot = stamp
+        pushRanks(app)
+    }
+
+    /// Rebuilds a slot heap when stale entries outnumber live apps.
+    private mutating func compact() {
+        let live = appRecords.count
+        if playingStarts.count > 2 * live + 32 {
+            let keep = playingStarts.unordered.filter { startKey($0.app) == $0.key }
+            playingStarts = Heap(keep)
+            for app in appRecords.keys { appRecords[app]?.pushedStart = nil }
+            for e in keep { appRecords[e.app]?.pushedStart = e.key }
+        }
+        if recency.count > 2 * live + 32 {
+            let keep = recency.unordered.filter { recencyKey($0.app) == $0.key }
+            recency = Heap(keep)
+            for app in appRecords.keys { appRecords[app]?.pushedRecency = nil }
+            for e in keep { appRecords[e.app]?.pushedRecency = e.key }
+        }
+    }
+
+    /// Rebuilds an app's queue of eligible sessions when stale entries outnumber live ones.
+    private mutating func compactQueue(_ app: AppID) {
+        guard let rec = appRecords[app], rec.eligible.count > 2 * rec.queued.count + 32 else { return }
+        let live = rec.queued.compactMap { id in sessions[id].map { Queued(order: $0.order, session: id) } }
+        appRecords[app]?.eligible = Heap(live)
+    }
+}

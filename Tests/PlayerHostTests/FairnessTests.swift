@@ -1,0 +1,108 @@
+import Glibc
+import Testing
+@testable import PlayerHost
+
+/// Fairness and back-pressure (issue 16, item 2): a bounded share per connection per loop turn,
+/// clients that do not read are held back rather than served into memory, and a reply that would
+/// pass the output limit is an error reply, never a disconnect of a client that reads.
+@Suite(.serialized) struct FairnessTests {
+    // MARK: - Without a socket
+
+    @Test func theFramerHandsOutAtMostTheBudgetAndSaysWhereItStopped() throws {
+        var framer = LineFramer(maxLine: 100)
+        let input = Array("a\nbb\nccc\ndd".utf8)
+        var lines: [String] = []
+        let taken = try input.withUnsafeBytes { b in
+            try framer.feed(b, maxLines: 2) { lines.append(String(decoding: $0, as: UTF8.self)) }
+        }
+        #expect(lines == ["a", "bb"])
+        #expect(taken == 5, "stopped right after the second newline")
+        let rest = try Array(input[taken...]).withUnsafeBytes { b in
+            try framer.feed(b, maxLines: 2) { lines.append(String(decoding: $0, as: UTF8.self)) }
+        }
+        #expect(lines == ["a", "bb", "ccc"])
+        #expect(rest == input.count - taken, "the unfinished tail is kept by the framer")
+    }
+
+    @Test func aConnectionServesAtMostItsBudgetPerCall() throws {
+        var table = MethodTable()
+        table.register(.sync("t.echo", summary: "") { _ in "ok" })
+        let rpc = RPCConnection(id: 1, dispatcher: RPCDispatcher(table: table))
+        let burst = Array(String(repeating: #"{"jsonrpc":"2.0","method":"t.echo","id":1}"# + "\n", count: 10).utf8)
+        let (taken, disposition) = burst.withUnsafeBytes { rpc.receive($0, maxLines: 4) }
+        #expect(disposition == .keepOpen)
+        #expect(taken == burst.count / 10 * 4)
+        #expect(rpc.output.filter { $0 == 0x0A }.count == 4, "four replies, the rest waits")
+    }
+
+    @Test func aReplyOverTheOutputLimitBecomesAnErrorReply() throws {
+        var table = MethodTable()
+        table.register(.sync("t.big", summary: "") { _ in .string(String(repeating: "x", count: 5000)) })
+        table.register(.sync("t.small", summary: "") { _ in "ok" })
+        var limits = RPCLimits()
+        limits.maxOutputBytes = 4096
+        let rpc = RPCConnection(id: 1, dispatcher: RPCDispatcher(table: table, limits: limits))
+        let lines = Array((#"{"jsonrpc":"2.0","method":"t.big","id":1}"# + "\n" + #"{"jsonrpc":"2.0","method":"t.small","id":2}"# + "\n").utf8)
+        #expect(lines.withUnsafeBytes { rpc.receive($0) } == .keepOpen)
+        let replies = String(decoding: rpc.output, as: UTF8.self).split(separator: "\n")
+        #expect(replies.count == 2)
+        let first = try JSONParser.parse(Array(replies[0].utf8))
+        #expect(first["error"]?["code"] == .int(Int64(RPCErrorCode.limitExceeded.rawValue)))
+        #expect(first["error"]?["data"]?["limit"] == 4096)
+        #expect(first["id"] == 1)
+        #expect(replies[1].contains(#""result":"ok""#), "the next request is served")
+    }
+
+    // MARK: - Against the daemon
+
+    func daemon(_ args: [String] = []) throws -> DaemonHarness {
+        let d = try DaemonHarness()
+        #expect(try d.start(args))
+        return d
+    }
+
+    @Test func aClientThatNeverReadsIsHeldBackNotServedIntoMemory() throws {
+        let d = try daemon(["--max-output-bytes", "1048576"])
+        defer { d.close() }
+        let hog = try RawPeer(path: d.socketPath)
+        let burst = Array(String(repeating: #"{"jsonrpc":"2.0","method":"rpc.discover","id":1}"# + "\n", count: 100).utf8)
+        let pinger = try d.client()
+        // Send until the daemon stops reading us (our socket buffer fills): back-pressure.
+        var held = false
+        for _ in 0..<2000 where !held {
+            guard let n = hog.sendSome(burst) else { break }
+            if n < burst.count { held = true }
+            #expect(try pinger.call("host.ping") == "pong")
+        }
+        #expect(held, "the daemon stopped reading the client that does not read")
+        let stats = try pinger.call("host.stats")
+        #expect(stats["connections"] == 2, "held, not cut off")
+        #expect(d.exit == nil)
+        // Reading again, the client gets its replies and is served on.
+        var replies = 0
+        while replies < 5 {
+            if try hog.readMessage(timeout: 30)["id"] == 1 { replies += 1 }
+        }
+        #expect(replies == 5)
+        hog.close()
+        #expect(try pinger.call("host.ping") == "pong")
+    }
+
+    @Test func aReadingClientAskingForAHugeReplyGetsAnErrorAndStays() throws {
+        let d = try daemon(["--max-output-bytes", "65536"])
+        defer { d.close() }
+        let provider = try d.client()
+        // Enough provided methods that rpc.discover is over the 64 kB limit.
+        let names = (0..<1500).map { JSON.string("big.method\($0)") }
+        try provider.call("plugin.provide", ["methods": .array(names)])
+        let asker = try d.client()
+        #expect {
+            try asker.call("rpc.discover")
+        } throws: { error in
+            guard case ClientError.rpc(let e) = error else { return false }
+            return e.code == RPCErrorCode.limitExceeded.rawValue && e.data?["limit"] == 65536
+        }
+        #expect(try asker.call("host.ping") == "pong", "still connected")
+        #expect(d.exit == nil)
+    }
+}
