@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "playerhostd", targets: ["playerhostd"]),
         .executable(name: "npctl", targets: ["npctl"]),
         .executable(name: "ph-bench", targets: ["ph-bench"]),
+        .executable(name: "playerhost-artwork", targets: ["playerhost-artwork"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -23,10 +24,23 @@ let package = Package(
             pkgConfig: "libuv",
             providers: [.apt(["libuv1-dev"])]
         ),
+        // libcurl for Loop/CurlMulti (HTTP fetches of artwork on the loop).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        // libvips and libavformat: linked only into the artwork helper, never the daemon.
+        .systemLibrary(
+            name: "CArtwork",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev", "libavformat-dev"])]
+        ),
         .target(
             name: "PlayerHost",
             dependencies: [
                 "CUV",
+                "CCurl",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
@@ -49,6 +63,10 @@ let package = Package(
                 "PlayerHost",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        .executableTarget(
+            name: "playerhost-artwork",
+            dependencies: ["CArtwork", "PlayerHost"]
         ),
         .executableTarget(
             name: "ph-bench",

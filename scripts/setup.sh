@@ -4,7 +4,7 @@ set -euo pipefail
 
 # mpv plays the demo's and the tests' mpv sessions; sox (with its Ogg Vorbis format) makes the
 # tagged audio file they play.
-packages=(libuv1-dev pkg-config socat python3 mpv sox libsox-fmt-base)
+packages=(libuv1-dev pkg-config socat python3 mpv sox libsox-fmt-base libvips-dev libavformat-dev libcurl4-openssl-dev ffmpeg)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

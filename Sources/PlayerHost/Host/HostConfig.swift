@@ -35,6 +35,12 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var pluginDirectory: String?
     /// Plugin executables named explicitly.
     public var plugins: [PluginConfig]?
+    /// The artwork cache's bound in MiB (default 64); least recently used files go past it.
+    public var artworkCacheMB: Int?
+    /// How long one artwork fetch may take, in ms (default 10000).
+    public var artworkTimeoutMilliseconds: Int?
+    /// The largest artwork body fetched, in KiB (default 16384); larger transfers are aborted.
+    public var artworkMaxKB: Int?
 
     public init(sessions: [SessionConfig] = []) { self.sessions = sessions }
 
@@ -47,6 +53,9 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case sessions = "session"
         case pluginDirectory = "plugin_dir"
         case plugins = "plugin"
+        case artworkCacheMB = "artwork_cache_mb"
+        case artworkTimeoutMilliseconds = "artwork_timeout_ms"
+        case artworkMaxKB = "artwork_max_kb"
     }
 
     public init(from decoder: Decoder) throws {
@@ -59,6 +68,9 @@ public struct HostConfig: Codable, Sendable, Equatable {
         sessions = try c.decodeIfPresent([SessionConfig].self, forKey: .sessions) ?? []
         pluginDirectory = try c.decodeIfPresent(String.self, forKey: .pluginDirectory)
         plugins = try c.decodeIfPresent([PluginConfig].self, forKey: .plugins)
+        artworkCacheMB = try c.decodeIfPresent(Int.self, forKey: .artworkCacheMB)
+        artworkTimeoutMilliseconds = try c.decodeIfPresent(Int.self, forKey: .artworkTimeoutMilliseconds)
+        artworkMaxKB = try c.decodeIfPresent(Int.self, forKey: .artworkMaxKB)
     }
 
     /// The plugin directory in effect.
@@ -115,6 +127,9 @@ public struct HostConfig: Codable, Sendable, Equatable {
             }
         }
         if let c = coalesceMilliseconds, c < 0 { throw .config("\(source): coalesce_ms must be ≥ 0") }
+        if let a = artworkCacheMB, a < 1 { throw .config("\(source): artwork_cache_mb must be ≥ 1") }
+        if let a = artworkTimeoutMilliseconds, a < 1 { throw .config("\(source): artwork_timeout_ms must be ≥ 1") }
+        if let a = artworkMaxKB, a < 1 { throw .config("\(source): artwork_max_kb must be ≥ 1") }
     }
 
     /// The effective configuration as TOML (`playerhostd --print-config`).
