@@ -23,6 +23,8 @@ public final class HostDaemon {
     let inProcess = InProcessPlugins()
     let provided: ProvidedMethods
     public private(set) var supervisor: PluginSupervisor?
+    /// Resolves sessions' artwork (nil when its cache directory cannot be made).
+    public private(set) var artwork: ArtworkResolver?
 
     public init(options: HostOptions, logger: Logger) throws(HostError) {
         self.options = options
@@ -35,6 +37,7 @@ public final class HostDaemon {
         dispatcher.table.register(HostMethods.all(host: self))
         dispatcher.table.register(HostMethods.model(nowPlaying))
         dispatcher.table.register(provided.method)
+        dispatcher.table.register(HostMethods.artwork(host: self))
     }
 
     /// Takes the lock, binds the socket, says ready, and runs the loop until shutdown completes.
@@ -66,6 +69,7 @@ public final class HostDaemon {
         provided.connection = { [unowned self] id in self.server.connection(id: id) }
         nowPlaying.connection = { [unowned self] id in self.server.connection(id: Int(id)) }
         nowPlaying.connections = { [unowned self] in self.server.connections }
+        startArtwork()
         do {
             for sig in [SIGTERM, SIGINT] {
                 let w = try SignalWatcher(loop: loop)
@@ -92,6 +96,23 @@ public final class HostDaemon {
             close(fd)
         }
         SystemdNotifier.notify("READY=1\nMAINPID=\(getpid())", socket: options.notifySocket)
+    }
+
+    /// The artwork resolver: its cache, the decoder helper (started on first use) and HTTP.
+    private func startArtwork() {
+        let config = options.config
+        let directory = ArtworkCache.defaultDirectory(environment: SocketLocation.currentEnvironment())
+        do {
+            let cache = try ArtworkCache(directory: directory, limitBytes: (config.artworkCacheMB ?? 64) << 20)
+            let helper = ArtworkHelper(loop: loop, executable: ArtworkResolver.helperPath(), logger: logger)
+            let resolver = ArtworkResolver(service: nowPlaying, cache: cache, helper: helper, http: try CurlMulti(loop: loop), logger: logger)
+            if let ms = config.artworkTimeoutMilliseconds { resolver.limits.timeoutMilliseconds = ms }
+            if let kb = config.artworkMaxKB { resolver.limits.maxBytes = kb << 10 }
+            nowPlaying.eventObservers.append { [weak resolver] events in resolver?.observe(events) }
+            artwork = resolver
+        } catch {
+            logger.error("artwork resolution is off: \(error)")
+        }
     }
 
     private func startPlugins() {
@@ -148,6 +169,7 @@ public final class HostDaemon {
         }
         inProcess.detachAll()
         nowPlaying.close()  // after this no player timer is armed again
+        artwork?.close()
         for s in signals { s.close() }
         signals.removeAll()
     }

@@ -27,6 +27,9 @@ public final class NowPlayingService {
     private var isPublishing = false
     /// Events published since start.
     public private(set) var eventsPublished = 0
+    /// Sees every batch of events after it was delivered (the artwork resolver). A temporary
+    /// hook until the gate's `EventSink`s land.
+    var eventObservers: [([ModelEvent]) -> Void] = []
 
     public init(loop: EventLoop, logger: Logger, model: NowPlayingModel = NowPlayingModel()) {
         self.loop = loop
@@ -191,6 +194,7 @@ public final class NowPlayingService {
             }
         }
         if nowPlayingTouched { publishNowPlaying(to: all) }
+        for observer in eventObservers { observer(events) }
     }
 
     /// The current Now Playing value as a `nowPlaying` event, to subscribers of that topic (or to
