@@ -182,6 +182,17 @@ public final class ArtworkResolver {
             try service.perform { m, t in try m.settleArtwork(session: s, outcome, now: t) }
         } catch {
             logger.debug("artwork of session \(s) not recorded: \(error)")
+            return
+        }
+        // The `artwork` topic: what a resolution came to, failures included (which publish nothing).
+        var event: [String: JSON] = ["topic": "artwork", "type": "artworkSettled", "session": .string(s),
+                                     "id": .string(outcome.request.id)]
+        switch outcome {
+        case .resolved(_, let image): event["image"] = image.toJSON()
+        case .failed(_, let reason): event["error"] = .string(reason)
+        }
+        for rpc in service.connections() where rpc.client.topics.contains("artwork") || rpc.client.topics.contains("*") {
+            rpc.notify(method: "event", params: .object(event))
         }
     }
 

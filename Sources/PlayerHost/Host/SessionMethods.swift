@@ -73,7 +73,7 @@ extension HostMethods {
     }
 
     static func eventMethods(_ np: NowPlayingService) -> [RPCMethod] {
-        let topics = ["nowPlaying", "sessions", "commands", "audio", "info", "players", "*"]
+        let topics = ["nowPlaying", "sessions", "commands", "audio", "info", "players", "artwork", "*"]
         return [
             .sync("events.subscribe", summary: "Receive `event` notifications for topics (\(topics.joined(separator: ", "))); current values are sent at once.",
                   params: [.required("topics", .array, "topic names")], result: .boolean) { call throws(RPCError) in
