@@ -28,6 +28,9 @@ struct Playerhostd: ParsableCommand {
     @Flag(name: .long, help: "Print the effective configuration and exit.")
     var printConfig = false
 
+    @Option(name: .long, help: ArgumentHelp("Check a configuration file and exit: 0 if it is valid, 1 with the problem on stderr.", valueName: "file"))
+    var checkConfig: String?
+
     @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -53,6 +56,16 @@ struct Playerhostd: ParsableCommand {
     }
 
     func run() throws {
+        if let checkConfig {
+            do {
+                _ = try HostConfig.load(path: checkConfig, required: true)
+            } catch {
+                FileHandleStderr.write("playerhostd: \(error)\n")
+                throw ExitCode(1)
+            }
+            print("\(checkConfig): ok")
+            return
+        }
         let env = SocketLocation.currentEnvironment()
         let configFile: HostConfig
         do {

@@ -1,6 +1,13 @@
 import Glibc
 import TOMLKit
 
+// Adding a configuration key: add the property and its `CodingKeys` case as usual, and one line
+// to the `schema` of its table below (`ConfigKey("artwork_cache_mb", .integer)`); a new table
+// (`[mpris]`) is one line too, `ConfigKey("mpris", .table(MPRISConfig.schema))`, with the
+// struct's own `schema`. The schema is what the file may say: a key missing from it is refused
+// as unknown (and `HostConfigTests.schemaNamesEveryCodingKey` fails), a value of another kind is
+// refused with what was expected. Ranges and cross-key rules go in `validate`.
+
 /// The daemon's configuration file (TOML): host settings and the sessions to create at start.
 ///
 /// ```toml
@@ -44,7 +51,19 @@ public struct HostConfig: Codable, Sendable, Equatable {
 
     public init(sessions: [SessionConfig] = []) { self.sessions = sessions }
 
-    enum CodingKeys: String, CodingKey {
+    /// Every top-level key the file may hold (see the note at the top of this file).
+    static let schema: [ConfigKey] = [
+        ConfigKey("socket", .string),
+        ConfigKey("log_level", .string),
+        ConfigKey("coalesce_ms", .integer),
+        ConfigKey("command_timeout_ms", .integer),
+        ConfigKey("placeholders", .array(.string)),
+        ConfigKey("session", .tables(SessionConfig.schema)),
+        ConfigKey("plugin_dir", .string),
+        ConfigKey("plugin", .tables(PluginConfig.schema)),
+    ]
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case socket
         case logLevel = "log_level"
         case coalesceMilliseconds = "coalesce_ms"
@@ -86,14 +105,23 @@ public struct HostConfig: Codable, Sendable, Equatable {
         return (environment["HOME"] ?? "/root") + "/.config/playerhost/playerhost.toml"
     }
 
-    /// Parses TOML text; errors name the problem in one line.
+    /// Parses TOML text; errors name the problem in one line: the key's path, its line when it
+    /// can be found, and what was expected. Unknown keys are errors.
     public static func parse(_ text: String, source: String = "config") throws(HostError) -> HostConfig {
-        let config: HostConfig
+        let table: TOMLTable
         do {
-            config = try TOMLDecoder().decode(HostConfig.self, from: text)
+            table = try TOMLTable(string: text)
         } catch let e as TOMLParseError {
             throw .config("\(source):\(e.source.begin.line):\(e.source.begin.column): \(e.description)")
         } catch {
+            throw .config("\(source): \(error)")
+        }
+        try ConfigSchema.check(table, against: schema, source: source, text: text)
+        let config: HostConfig
+        do {
+            config = try TOMLDecoder().decode(HostConfig.self, from: table)
+        } catch {
+            // The schema let through something the types do not take: the two disagree.
             throw .config("\(source): \(Self.describe(error))")
         }
         try config.validate(source: source)
@@ -163,6 +191,14 @@ public struct PluginConfig: Codable, Sendable, Equatable {
     public var path: String
     public var args: [String]?
 
+    static let schema: [ConfigKey] = [
+        ConfigKey("name", .string),
+        ConfigKey("path", .string),
+        ConfigKey("args", .array(.string)),
+    ]
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, path, args }
+
     public init(name: String? = nil, path: String, args: [String]? = nil) {
         self.name = name
         self.path = path
@@ -195,7 +231,22 @@ public struct SessionConfig: Codable, Sendable, Equatable {
         self.kind = kind
     }
 
-    enum CodingKeys: String, CodingKey {
+    static let schema: [ConfigKey] = [
+        ConfigKey("id", .string),
+        ConfigKey("kind", .string),
+        ConfigKey("players", .integer),
+        ConfigKey("category", .string),
+        ConfigKey("options", .array(.string)),
+        ConfigKey("activate", .boolean),
+        ConfigKey("bind_defaults", .boolean),
+        ConfigKey("background_audio", .boolean),
+        ConfigKey("automatically_publishes", .boolean),
+        ConfigKey("autoplay", .boolean),
+        ConfigKey("repeat", .string),
+        ConfigKey("item", .tables(ItemConfig.schema)),
+    ]
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case id, kind, players, category, options, activate
         case bindDefaults = "bind_defaults"
         case backgroundAudio = "background_audio"
@@ -222,7 +273,15 @@ public struct ItemConfig: Codable, Sendable, Equatable {
         self.url = url
     }
 
-    enum CodingKeys: String, CodingKey { case title, artist, album, duration, url }
+    static let schema: [ConfigKey] = [
+        ConfigKey("title", .string),
+        ConfigKey("artist", .string),
+        ConfigKey("album", .string),
+        ConfigKey("duration", .number),
+        ConfigKey("url", .string),
+    ]
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case title, artist, album, duration, url }
 
     /// The item as `player.load` takes it.
     public var json: JSON {
