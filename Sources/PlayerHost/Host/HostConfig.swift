@@ -61,6 +61,9 @@ public struct HostConfig: Codable, Sendable, Equatable {
         ConfigKey("session", .tables(SessionConfig.schema)),
         ConfigKey("plugin_dir", .string),
         ConfigKey("plugin", .tables(PluginConfig.schema)),
+        ConfigKey("artwork_cache_mb", .integer),
+        ConfigKey("artwork_timeout_ms", .integer),
+        ConfigKey("artwork_max_kb", .integer),
     ]
 
     enum CodingKeys: String, CodingKey, CaseIterable {
