@@ -123,10 +123,15 @@ public final class ArtworkResolver {
                 }
             }
         case .cache:
-            if let e = cache.original(for: request.id) {
-                queue += state.succeeded(s, generation: generation, image: image(e, from: .cache))
-            } else {
-                queue += state.failed(s, generation: generation, reason: nil)
+            // On the next loop turn, like every other step: a sink never publishes from inside the
+            // publication that called it, and the result still lands inside the gate's window.
+            later { [weak self] in
+                guard let self else { return }
+                if let e = self.cache.original(for: request.id) {
+                    succeed(self.image(e, from: .cache))
+                } else {
+                    fail(nil)
+                }
             }
         case .file(let path):
             validate(input: path, request: request, what: path, succeed: succeed, fail: fail)
@@ -259,6 +264,14 @@ public final class ArtworkResolver {
                 if case .failure(let r) = result { reason = r.description }
                 completion(.failure(RPCError(.internalError, "the rendition could not be made: \(reason)")))
             }
+        }
+    }
+
+    private func later(_ body: @escaping () -> Void) {
+        guard let t = try? Timer(loop: service.loop) else { return }
+        t.start(after: 0) {
+            t.close()
+            body()
         }
     }
 
