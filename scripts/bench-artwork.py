@@ -18,7 +18,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=None)
     ap.add_argument("--count", type=int, default=200)
-    ap.add_argument("--cpu", default="0")
+    ap.add_argument("--cpu", default="0", help="CPU to pin the daemon (and its helper) to, or none")
     a = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     bindir = a.bin or subprocess.check_output(["swift", "build", "--show-bin-path"], cwd=root, text=True).strip()
@@ -38,7 +38,7 @@ def main():
         sock = os.path.join(tmp, "s.sock")
         env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache"))
         cmd = [os.path.join(bindir, "playerhostd"), "--socket", sock]
-        if shutil.which("taskset"):
+        if a.cpu != "none" and shutil.which("taskset"):
             cmd = ["taskset", "-c", a.cpu] + cmd
         daemon = subprocess.Popen(cmd, env=env, stderr=subprocess.DEVNULL)
         deadline = time.time() + 20
