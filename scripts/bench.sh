@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Round-trip benchmark: playerhostd (JSON-RPC host.ping) against redis-server (inline PING),
 # measured by the same client (ph-bench), all pinned to one CPU, plus redis-benchmark as a
-# cross-check of the client. Also reports playerhostd's resident memory and its idle wake-ups.
+# cross-check of the client. Also reports playerhostd's resident memory and its idle wake-ups,
+# then runs scripts/bench-fanout.sh (one event to 1 000 subscribers against redis PUBLISH).
 #
 #   scripts/bench.sh [--runs N] [--no-build] [--cpu C] [--max-load L] [--seq-count N] [--pipe-count N]
 #   PLAYERHOSTD=/path/to/playerhostd scripts/bench.sh --no-build   # benchmark another build
@@ -212,3 +213,7 @@ echo "ph-bench's own redis rate vs redis-benchmark: sequential $(ratio "$rd_seq"
 echo "playerhostd VmRSS: at start $(med rss_start) kB, after the benchmark $(med rss_after) kB"
 echo "playerhostd idle ${IDLE_SECONDS}s, no clients: at start $(med idle_start) context switches" \
      "(perf: $(med idle_start_perf)), after the benchmark $(med idle_after) (perf: $(med idle_after_perf))"
+
+# Event fan-out to 1 000 subscribers against redis PUBLISH, same pinning (issue 7's targets).
+echo
+"$ROOT/scripts/bench-fanout.sh" --no-build --cpu "$CPU" --runs "$RUNS"

@@ -163,6 +163,35 @@ w("""## Framing
 echo '{"jsonrpc":"2.0","method":"host.ping","id":1}' | socat - UNIX-CONNECT:$XDG_RUNTIME_DIR/playerhost/control.sock
 ```
 """)
+w("""## Events
+
+`events.subscribe {topics}` takes `nowPlaying`, `sessions`, `commands`, `audio`, `info`, `players`,
+or `*` for all; the current `nowPlaying` value and the session list are sent at once on
+subscribing. Each event is an `event` notification `{"topic": …, "type": …, …}`, rendered once and
+the same bytes queued to every subscriber of its topic. A client holds at most 16 topics (`1050`
+with the limit in `data`). App-facing events (`activeChanged`, `canBecomeActiveChanged`,
+interruptions) also go to the app owning the session, subscribed or not.
+
+**One gatekeeper.** The `nowPlaying` value (`type: "nowPlaying"`, `{session, info, playbackState,
+timestamp}` with `elapsed` as of `timestamp`, or `null` when the slot is empty) goes through the
+gate; everything else (including the slot's `nowPlayingChanged` and every key moment on the
+`players`, `info`, `audio`, `commands` and `sessions` topics) goes out as it happens.
+
+- The first change after a quiet window goes out at once; further changes within `coalesce_ms`
+  (config, default 250; `0` turns coalescing off) of that send wait, the last value wins, and it
+  goes out when the window closes: at most one `nowPlaying` value per window.
+- A change that would show the same as what was published sends nothing: same session, state and
+  info, and the same position as a function of time (an identical `info.update` or `player.load`,
+  a seek to where a paused player already is).
+- Placeholders (config `placeholders`, default `""`, `Loading…`, `Loading...`, `Connecting…`,
+  `Connecting...`; compared trimmed and case-insensitively) never replace a real `title`, `artist`
+  or `albumTitle` of the item the session shows: the value keeps the real one, in events and in
+  `nowPlaying.get` (`info.get` shows what the session was told). An item is known by its queue
+  index, `assetURL` and `duration`; a new item whose only title is a placeholder shows it.
+- `host.stats` counts: `eventsOffered` (values that reached the gate), `eventsSent`,
+  `eventsCoalesced` (merged into a later one), `eventsDroppedIdentical`, `placeholdersBlocked`
+  (per offered value and field); `eventsPublished` counts notifications queued to subscribers.
+""")
 w("## Errors\n")
 w("| code | meaning |\n|---|---|")
 for e in discover["components"]["x-error-codes"]:

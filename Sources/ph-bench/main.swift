@@ -24,6 +24,10 @@ struct Options {
     var warmup = 10_000
     var pipeline = 32
     var modes: Set<String> = ["sequential", "pipelined"]
+    /// Fan-out instead of ping loops: this many subscribers (Fanout.swift).
+    var fanout: Int?
+    var fanoutRounds = 200
+    var flood = 500
 }
 
 func usage() -> Never {
@@ -36,6 +40,10 @@ func usage() -> Never {
           --warmup N      untimed requests before each measurement (default 10000)
           --pipeline N    requests per batch in pipelined mode (default 32)
           --mode M        which loops to run (default both)
+          --fanout N      instead: one event to N subscribers (nowPlaying / SUBSCRIBE), latency
+                          until the last has it, then a flood; playerhostd needs coalesce_ms = 0
+          --rounds N      fan-out latency rounds (default 200)
+          --flood K       changes in the flood (default 500)
 
         """
     writeStderr(text)
@@ -69,6 +77,9 @@ func parseOptions() -> Options {
         case "--count": o.count = number(a)
         case "--warmup": o.warmup = number(a)
         case "--pipeline": o.pipeline = number(a)
+        case "--fanout": o.fanout = number(a)
+        case "--rounds": o.fanoutRounds = max(1, number(a))
+        case "--flood": o.flood = max(1, number(a))
         case "--mode":
             switch value(a) {
             case "sequential": o.modes = ["sequential"]
@@ -304,5 +315,10 @@ func bench(_ target: Target, _ o: Options) {
 // MARK: - Main
 
 let options = parseOptions()
+if let n = options.fanout {
+    if let path = options.socket { benchFanout(playerhostdFanout(path: path), subscribers: n, rounds: options.fanoutRounds, flood: options.flood) }
+    if let path = options.redis { benchFanout(redisFanout(path: path), subscribers: n, rounds: options.fanoutRounds, flood: options.flood) }
+    exit(0)
+}
 if let path = options.socket { bench(jsonRPCTarget(path: path, pipeline: options.pipeline), options) }
 if let path = options.redis { bench(redisTarget(path: path, pipeline: options.pipeline), options) }

@@ -303,7 +303,11 @@ import Testing
         #expect(ended.value == .some(nil))
 
         client.write(Array("anyone there?".utf8))
+        #expect(failures.value.isEmpty, "never reported from inside the write that failed")
+        #expect(client.writeFailure != nil, "but recorded at once")
+        client.write(Array("still there?".utf8))  // dropped: the failure is reported once
         try runLoop(loop) { !failures.value.isEmpty }
+        loop.run(.noWait)
         #expect(failures.value.count == 1)
         #expect(["EPIPE", "ECONNRESET"].contains(failures.value.first?.name ?? ""))
         #expect(client.pendingWriteBytes == 0)

@@ -192,7 +192,11 @@ import Testing
         // After the close completed, close runs its callback at once.
         timer.close { order.value.append("third") }
         #expect(order.value == ["first", "second", "third"])
-        // Everything else is a harmless no-op on a closed timer.
+        // Everything else is a harmless no-op on a closed timer, starting it included (a request
+        // settled early closes its timeout timer before the caller gets to start it).
+        timer.start(after: 0) { order.value.append("fired") }
+        loop.run(.noWait)
+        #expect(order.value == ["first", "second", "third"])
         timer.stop()
         #expect(timer.dueIn == 0)
         #expect(!timer.isActive)

@@ -6,9 +6,9 @@ import Logging
 /// and cached). The outcome goes back into the model (`settleArtwork`), so it is published through
 /// the one publication path like any other info change; a failure becomes a doctor fault.
 ///
-/// It watches published info (the `EventSink` role; until the gate lands, the service's event
-/// hook): each session's info names the request, and a new request is a new generation.
-public final class ArtworkResolver {
+/// It is an `EventSink` for the info and sessions topics: each session's published info names the
+/// request, and a new request is a new generation.
+public final class ArtworkResolver: EventSink {
     let service: NowPlayingService
     let logger: Logger
     public let cache: ArtworkCache
@@ -42,8 +42,14 @@ public final class ArtworkResolver {
         return SocketLocation.directory(of: me) + "/playerhost-artwork"
     }
 
-    /// Sees a batch of published model events: sessions whose info changed get their request
-    /// looked at again; closed sessions drop theirs.
+    /// The `EventSink` side: info and session events from the publisher. Nothing is published
+    /// from here; every step answers on a later loop turn.
+    public func receive(_ event: PublishedEvent) {
+        if case .model(let e) = event.payload { observe([e]) }
+    }
+
+    /// Sees published model events: sessions whose info changed get their request looked at
+    /// again; closed sessions drop theirs.
     func observe(_ events: [ModelEvent]) {
         guard !isClosed else { return }
         var touched: [SessionID] = []
@@ -196,9 +202,7 @@ public final class ArtworkResolver {
         case .resolved(_, let image): event["image"] = image.toJSON()
         case .failed(_, let reason): event["error"] = .string(reason)
         }
-        for rpc in service.connections() where rpc.client.topics.contains("artwork") || rpc.client.topics.contains("*") {
-            rpc.notify(method: "event", params: .object(event))
-        }
+        service.publisher.publish(PublishedEvent(.artwork(.object(event))))
     }
 
     func image(_ e: ArtworkCache.Entry, from: ArtworkOrigin) -> ArtworkImage {

@@ -29,12 +29,12 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var socket: String?
     /// Log level (the command line's `--log-level` wins).
     public var logLevel: String?
-    /// The now-playing coalescing window, in milliseconds. Accepted but not applied yet: events
-    /// are delivered as they happen (coalescing is SPEC §1's next step).
+    /// The now-playing coalescing window, in milliseconds (default 250; 0 sends every change).
     public var coalesceMilliseconds: Int?
     /// How long an out-of-process command target may take before `commandFailed`, in ms.
     public var commandTimeoutMilliseconds: Int?
-    /// Values that never replace real metadata of the playing item. Accepted but not applied yet.
+    /// Values that never replace a real title, artist or album title of the playing item
+    /// (default `""`, `Loading…`, `Loading...`, `Connecting…`, `Connecting...`).
     public var placeholders: [String]?
     /// Sessions to create at start (owned by the host; they survive clients).
     public var sessions: [SessionConfig]
@@ -93,6 +93,13 @@ public struct HostConfig: Codable, Sendable, Equatable {
         artworkCacheMB = try c.decodeIfPresent(Int.self, forKey: .artworkCacheMB)
         artworkTimeoutMilliseconds = try c.decodeIfPresent(Int.self, forKey: .artworkTimeoutMilliseconds)
         artworkMaxKB = try c.decodeIfPresent(Int.self, forKey: .artworkMaxKB)
+    }
+
+    /// What the now-playing gate does, from `coalesce_ms` and `placeholders`.
+    public var gateConfiguration: NowPlayingGate.Configuration {
+        NowPlayingGate.Configuration(
+            coalesceMilliseconds: coalesceMilliseconds ?? NowPlayingGate.Configuration.defaultCoalesceMilliseconds,
+            placeholders: placeholders ?? NowPlayingGate.Configuration.defaultPlaceholders)
     }
 
     /// The plugin directory in effect.
@@ -157,7 +164,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
                 throw .config("\(source): session '\(s.id)': players must be 1…16, not \(p)")
             }
         }
-        if let c = coalesceMilliseconds, c < 0 { throw .config("\(source): coalesce_ms must be ≥ 0") }
+        if let c = coalesceMilliseconds, !(0...60_000).contains(c) { throw .config("\(source): coalesce_ms must be 0…60000") }
         if let a = artworkCacheMB, a < 1 { throw .config("\(source): artwork_cache_mb must be ≥ 1") }
         if let a = artworkTimeoutMilliseconds, a < 1 { throw .config("\(source): artwork_timeout_ms must be ≥ 1") }
         if let a = artworkMaxKB, a < 1 { throw .config("\(source): artwork_max_kb must be ≥ 1") }

@@ -33,6 +33,7 @@ public final class HostDaemon {
         dispatcher = RPCDispatcher(limits: options.limits)
         nowPlaying = NowPlayingService(loop: loop, logger: logger)
         if let ms = options.config.commandTimeoutMilliseconds { nowPlaying.commandTimeoutMilliseconds = UInt64(max(ms, 1)) }
+        nowPlaying.publisher.configure(options.config.gateConfiguration)
         provided = ProvidedMethods(dispatcher: dispatcher, loop: loop)
         dispatcher.table.register(HostMethods.all(host: self))
         dispatcher.table.register(HostMethods.model(nowPlaying))
@@ -61,27 +62,30 @@ public final class HostDaemon {
             lock = nil
             throw .server(error)
         }
-        server.onDisconnect = { [unowned self] rpc in
+        // Weak throughout: callbacks of handles may outlive the daemon object in tests.
+        server.onDisconnect = { [weak self] rpc in
+            guard let self else { return }
             self.logger.debug("client \(rpc.id) (\(rpc.client.appName ?? "anonymous")) disconnected")
+            self.nowPlaying.publisher.subscribers.remove(connectionID: rpc.id)
             self.nowPlaying.clientDisconnected(ClientID(rpc.id))
             self.provided.connectionClosed(rpc.id)
         }
-        provided.connection = { [unowned self] id in self.server.connection(id: id) }
-        nowPlaying.connection = { [unowned self] id in self.server.connection(id: Int(id)) }
-        nowPlaying.connections = { [unowned self] in self.server.connections }
+        provided.connection = { [weak self] id in self?.server.connection(id: id) }
+        nowPlaying.connection = { [weak self] id in self?.server.connection(id: Int(id)) }
+        nowPlaying.publisher.subscribers.connection = { [weak self] id in self?.server.connection(id: Int(id)) }
         startArtwork()
         do {
             for sig in [SIGTERM, SIGINT] {
                 let w = try SignalWatcher(loop: loop)
-                try w.start(signal: sig) { [unowned self] s in
-                    self.shutdown(reason: s == SIGTERM ? "SIGTERM" : "SIGINT")
+                try w.start(signal: sig) { [weak self] s in
+                    self?.shutdown(reason: s == SIGTERM ? "SIGTERM" : "SIGINT")
                 }
                 signals.append(w)
             }
             let hup = try SignalWatcher(loop: loop)
             // Caught so a stray SIGHUP does not kill the daemon; reloading is not built yet.
-            try hup.start(signal: SIGHUP) { [unowned self] _ in
-                self.logger.notice("SIGHUP received: configuration reload is not supported yet; restart to apply changes")
+            try hup.start(signal: SIGHUP) { [weak self] _ in
+                self?.logger.notice("SIGHUP received: configuration reload is not supported yet; restart to apply changes")
             }
             signals.append(hup)
         } catch {
@@ -108,7 +112,7 @@ public final class HostDaemon {
             let resolver = ArtworkResolver(service: nowPlaying, cache: cache, helper: helper, http: try CurlMulti(loop: loop), logger: logger)
             if let ms = config.artworkTimeoutMilliseconds { resolver.limits.timeoutMilliseconds = ms }
             if let kb = config.artworkMaxKB { resolver.limits.maxBytes = kb << 10 }
-            nowPlaying.eventObservers.append { [weak resolver] events in resolver?.observe(events) }
+            nowPlaying.publisher.add(resolver, topics: [.info, .sessions])
             artwork = resolver
         } catch {
             logger.error("artwork resolution is off: \(error)")
@@ -162,8 +166,8 @@ public final class HostDaemon {
         // Unreferenced, the timer never keeps the loop alive by itself.
         if let deadline = try? Timer(loop: loop) {
             deadline.isReferenced = false
-            deadline.start(after: shutdownGraceMilliseconds) { [unowned self] in
-                self.server.closeAllNow(reason: "shutdown deadline")
+            deadline.start(after: shutdownGraceMilliseconds) { [weak self] in
+                self?.server.closeAllNow(reason: "shutdown deadline")
                 deadline.close()
             }
         }

@@ -6,7 +6,8 @@ enum HostMethods {
         [
             .sync("host.hello", summary: "Introduce the client: the connection becomes an app that owns what it creates.",
                   params: [.required("name", .string, "the app's name"), .optional("version", .string)],
-                  result: .object, resultSummary: "{protocol, version, app}") { [unowned host] call throws(RPCError) in
+                  result: .object, resultSummary: "{protocol, version, app}") { [weak host] call throws(RPCError) in
+                guard let host else { throw RPCError(.shuttingDown, "the host is shutting down") }
                 let name = try call.params.string("name")
                 guard !name.isEmpty, name.utf8.count <= 200 else {
                     throw RPCError(.invalidArgument, "name must be 1 to 200 bytes", data: ["param": "name"])
@@ -28,10 +29,18 @@ enum HostMethods {
             .sync("host.version", summary: "The daemon's version and protocol version.", result: .object) { _ in
                 ["version": .string(HostVersion.string), "protocol": .int(Int64(HostVersion.protocolVersion))]
             },
-            .sync("host.stats", summary: "Counters: connections, requests served, uptime.", result: .object) { [unowned host] _ in
-                [
+            .sync("host.stats", summary: "Counters: connections, requests served, events (offered, coalesced, dropped as identical, placeholders blocked), uptime.",
+                  result: .object) { [weak host] _ throws(RPCError) in
+                guard let host else { throw RPCError(.shuttingDown, "the host is shutting down") }
+                let gate = host.nowPlaying.publisher.gate.counters
+                return [
                     "sessions": .int(Int64(host.nowPlaying.model.sessions.count)),
                     "eventsPublished": .int(Int64(host.nowPlaying.eventsPublished)),
+                    "eventsOffered": .int(Int64(gate.offered)),
+                    "eventsSent": .int(Int64(gate.sent)),
+                    "eventsCoalesced": .int(Int64(gate.coalesced)),
+                    "eventsDroppedIdentical": .int(Int64(gate.droppedIdentical)),
+                    "placeholdersBlocked": .int(Int64(gate.placeholdersBlocked)),
                     "connections": .int(Int64(host.server.connectionCount)),
                     "connectionsAccepted": .int(Int64(host.server.totalAccepted)),
                     "connectionsRefused": .int(Int64(host.server.totalRefused)),
@@ -41,22 +50,23 @@ enum HostMethods {
                     "timersArmed": .int(Int64(host.loop.activeHandleTypes.filter { $0 == "timer" }.count)),
                 ]
             },
-            .sync("host.shutdown", summary: "Reply true, then shut down in order.", result: .boolean) { [unowned host] _ in
+            .sync("host.shutdown", summary: "Reply true, then shut down in order.", result: .boolean) { [weak host] _ in
                 // After this reply is written: the timer fires on the next loop iteration.
-                if let t = try? Timer(loop: host.loop) {
-                    t.start(after: 0) { [unowned host] in
+                if let host, let t = try? Timer(loop: host.loop) {
+                    t.start(after: 0) { [weak host] in
                         t.close()
-                        host.shutdown(reason: "host.shutdown request")
+                        host?.shutdown(reason: "host.shutdown request")
                     }
                 }
                 return true
             },
             .sync("plugin.list", summary: "Built-in and supervised plugins: name, kind, state, pid, restarts, last exit.",
-                  result: .array) { [unowned host] _ in
-                host.pluginList
+                  result: .array) { [weak host] _ in
+                host?.pluginList ?? []
             },
-            .sync("rpc.discover", summary: "The OpenRPC document describing every method.", result: .object) { [unowned host] _ in
-                OpenRPCDocument.make(table: host.dispatcher.table, title: "PlayerHost control protocol",
+            .sync("rpc.discover", summary: "The OpenRPC document describing every method.", result: .object) { [weak host] _ throws(RPCError) in
+                guard let host else { throw RPCError(.shuttingDown, "the host is shutting down") }
+                return OpenRPCDocument.make(table: host.dispatcher.table, title: "PlayerHost control protocol",
                                      version: HostVersion.string)
             },
         ]

@@ -2,8 +2,8 @@ import Logging
 
 /// Runs the pure `NowPlayingModel` on the loop: every operation goes through `perform`, which
 /// reads the injected clock, applies the model's actions (one deadline timer; `command.handle`
-/// requests to out-of-process targets, each with a timeout) and publishes its events to the owning
-/// app and to subscribers. Nothing here ticks: the timer is armed only while something plays.
+/// requests to out-of-process targets, each with a timeout) and hands its events to the
+/// `Publisher`. Nothing here ticks: the timer is armed only while something plays.
 public final class NowPlayingService {
     public private(set) var model: NowPlayingModel
     let loop: EventLoop
@@ -14,27 +14,22 @@ public final class NowPlayingService {
     public var commandTimeoutMilliseconds: UInt64 = 2000
     /// Finds the connection of a client id (the server's table).
     var connection: (ClientID) -> RPCConnection? = { _ in nil }
-    /// Every open connection, for subscribers.
-    var connections: () -> [RPCConnection] = { [] }
+    /// The one path from the model's events to every sink (subscribers, MPRIS, …).
+    public let publisher: Publisher
 
     private var deadlineTimer: Timer?
     private var armedDeadline: MonotonicInstant?
     /// After `close()` (shutdown) no timer is armed again, whatever later disconnects change.
     private var isClosed = false
-    /// Events waiting while a publication is under way (a slow subscriber cut off mid-delivery
-    /// disconnects, which publishes again): delivered after, in order.
-    private var backlog: [ModelEvent] = []
-    private var isPublishing = false
-    /// Events published since start.
-    public private(set) var eventsPublished = 0
-    /// Sees every batch of events after it was delivered (the artwork resolver). A temporary
-    /// hook until the gate's `EventSink`s land.
-    var eventObservers: [([ModelEvent]) -> Void] = []
+    /// Event notifications queued to subscribers since start.
+    public var eventsPublished: Int { publisher.subscribers.deliveries }
 
     public init(loop: EventLoop, logger: Logger, model: NowPlayingModel = NowPlayingModel()) {
         self.loop = loop
         self.logger = logger
         self.model = model
+        publisher = Publisher(loop: loop, logger: logger)
+        publisher.service = self
     }
 
     public var now: MonotonicInstant { clock() }
@@ -86,7 +81,7 @@ public final class NowPlayingService {
         let waitNS = deadline.nanoseconds > nowNS ? deadline.nanoseconds - nowNS : 0
         // Round up: firing a fraction early would not reach the deadline.
         let ms = (waitNS + 999_999) / 1_000_000
-        deadlineTimer?.start(after: ms) { [unowned self] in self.deadlineReached() }
+        deadlineTimer?.start(after: ms) { [weak self] in self?.deadlineReached() }
     }
 
     private func deadlineReached() {
@@ -125,8 +120,8 @@ public final class NowPlayingService {
             var settled = false
             let timer = try? Timer(loop: loop)
             var requestID: Int64 = 0
-            requestID = rpc.request(method: "command.handle", params: invocation.toJSON()) { [unowned self] result in
-                guard !settled else { return }
+            requestID = rpc.request(method: "command.handle", params: invocation.toJSON()) { [weak self] result in
+                guard let self, !settled else { return }
                 settled = true
                 timer?.close()
                 let status: CommandStatus
@@ -136,8 +131,8 @@ public final class NowPlayingService {
                 }
                 self.resume(dispatch, status: status, promise: promise)
             }
-            timer?.start(after: commandTimeoutMilliseconds) { [unowned self, weak rpc] in
-                guard !settled else { return }
+            timer?.start(after: commandTimeoutMilliseconds) { [weak self, weak rpc] in
+                guard let self, !settled else { return }
                 settled = true
                 timer?.close()
                 self.logger.warning("command \(invocation.event.command.rawValue) target \(invocation.token) of client \(invocation.client) timed out")
@@ -158,73 +153,9 @@ public final class NowPlayingService {
 
     // MARK: - Events
 
-    /// Sends each event to the app owning its session and to every subscriber of its topic.
-    /// Changes that touch what the Now Playing session shows also go out as one `nowPlaying`
-    /// event with the whole current value.
+    /// Hands an operation's events to the one publication path.
     func publish(_ events: [ModelEvent]) {
-        guard !events.isEmpty else { return }
-        backlog += events
-        guard !isPublishing else { return }
-        isPublishing = true
-        defer { isPublishing = false }
-        while !backlog.isEmpty {
-            let batch = backlog
-            backlog.removeAll()
-            deliver(batch)
-        }
-    }
-
-    private func deliver(_ events: [ModelEvent]) {
-        let all = connections()
-        var nowPlayingTouched = false
-        for event in events {
-            let json = event.toJSON()
-            let owner = ownerClient(of: event)
-            for rpc in all {
-                let subscribed = rpc.client.topics.contains(event.topic) || rpc.client.topics.contains("*")
-                if subscribed || rpc.id == owner.map(Int.init) {
-                    rpc.notify(method: "event", params: json)
-                    eventsPublished += 1
-                }
-            }
-            switch event {
-            case .nowPlayingChanged: nowPlayingTouched = true
-            case .infoChanged(let s, _) where s == model.nowPlayingSession: nowPlayingTouched = true
-            default: break
-            }
-        }
-        if nowPlayingTouched { publishNowPlaying(to: all) }
-        for observer in eventObservers { observer(events) }
-    }
-
-    /// The current Now Playing value as a `nowPlaying` event, to subscribers of that topic (or to
-    /// the given connections only).
-    func publishNowPlaying(to targets: [RPCConnection]) {
-        var value: JSON?
-        for rpc in targets where rpc.client.topics.contains("nowPlaying") || rpc.client.topics.contains("*") {
-            if value == nil { value = nowPlayingEvent() }
-            rpc.notify(method: "event", params: value!)
-            eventsPublished += 1
-        }
-    }
-
-    func nowPlayingEvent(language: String? = nil) -> JSON {
-        ["topic": "nowPlaying", "type": "nowPlaying", "nowPlaying": model.nowPlayingJSON(language: language, now: now)]
-    }
-
-    /// The client owning the session an app-facing event is about (activeChanged,
-    /// canBecomeActiveChanged, interruptions go to the app even unsubscribed).
-    private func ownerClient(of event: ModelEvent) -> ClientID? {
-        let session: SessionID
-        switch event {
-        case .activeChanged(let s, _), .canBecomeActiveChanged(let s, _),
-             .interruptionBegan(let s, _), .interruptionEnded(let s, _):
-            session = s
-        default:
-            return nil
-        }
-        guard let app = model.sessions[session]?.app else { return nil }
-        return model.apps[app]?.client
+        publisher.publish(events)
     }
 
     /// Called when a connection goes away: its targets go, its sessions follow the
@@ -235,9 +166,10 @@ public final class NowPlayingService {
         publish(result.events)
     }
 
-    /// Stops the deadline timer (shutdown).
+    /// Stops the deadline timer and the publisher's (shutdown).
     func close() {
         isClosed = true
+        publisher.close()
         deadlineTimer?.close()
         deadlineTimer = nil
     }

@@ -88,7 +88,7 @@ public final class PluginSupervisor {
             let p = try ChildProcess(
                 loop: loop, executable: e.spec.path, arguments: e.spec.arguments + ["--socket", socketPath],
                 environment: env, stdio: [.ignore, .inherit, .inherit],
-                onExit: { [unowned self, unowned e] exit in self.exited(e, exit) })
+                onExit: { [weak self, weak e] exit in if let self, let e { self.exited(e, exit) } })
             e.process = p
             e.startedAt = loop.nowMilliseconds
             e.state = .running
@@ -131,7 +131,8 @@ public final class PluginSupervisor {
         e.state = .backoff
         let delay = min(initialBackoffMilliseconds << UInt64(max(e.quickFailures - 1, 0)), maxBackoffMilliseconds)
         if e.timer == nil { e.timer = try? Timer(loop: loop) }
-        e.timer?.start(after: delay) { [unowned self, unowned e] in
+        e.timer?.start(after: delay) { [weak self, weak e] in
+            guard let self, let e else { return }
             e.restarts += 1
             self.launch(e)
         }

@@ -2,7 +2,7 @@
 /// `rpc.discover` and forwards each call to the providing connection as a request, replying
 /// with its answer (or `pluginFailure` if it times out or goes away). They vanish with it.
 final class ProvidedMethods {
-    private unowned let dispatcher: RPCDispatcher
+    private weak var dispatcher: RPCDispatcher?
     /// Method name → providing connection id.
     private var providers: [String: Int] = [:]
     var timeoutMilliseconds: UInt64 = 30_000
@@ -19,7 +19,8 @@ final class ProvidedMethods {
         .sync("plugin.provide", summary: "Offer methods through the host: calls to them are forwarded to this connection.",
               params: [.required("methods", .array, "method names, each namespaced (e.g. mpv.open)"),
                        .optional("summaries", .object, "name → one-line summary, for rpc.discover")],
-              result: .boolean) { [unowned self] call throws(RPCError) in
+              result: .boolean) { [weak self] call throws(RPCError) in
+            guard let self, let dispatcher = self.dispatcher else { throw RPCError(.shuttingDown, "the host is shutting down") }
             let names = try call.params.stringArray("methods") ?? []
             let summaries = try call.params.optionalObject("summaries") ?? [:]
             for name in names {
@@ -29,17 +30,19 @@ final class ProvidedMethods {
                 if let owner = self.providers[name], owner != call.connection.id {
                     throw RPCError(.invalidArgument, "\(name) is already provided by another plugin", data: ["method": .string(name)])
                 }
-                if self.providers[name] == nil && self.dispatcher.table.method(named: name) != nil {
+                if self.providers[name] == nil && dispatcher.table.method(named: name) != nil {
                     throw RPCError(.invalidArgument, "\(name) is a host method", data: ["method": .string(name)])
                 }
             }
             for name in names where self.providers[name] == nil {
                 self.providers[name] = call.connection.id
                 var m = RPCMethod(name, summary: summaries[name]?.stringValue ?? "provided by a plugin") {
-                    [unowned self] c throws(RPCError) -> RPCOutcome in try self.forward(c)
+                    [weak self] c throws(RPCError) -> RPCOutcome in
+                    guard let self else { throw RPCError(.shuttingDown, "the host is shutting down") }
+                    return try self.forward(c)
                 }
                 m.acceptsOtherParams = true
-                self.dispatcher.table.register(m)
+                dispatcher.table.register(m)
             }
             return true
         }
@@ -77,7 +80,7 @@ final class ProvidedMethods {
     func connectionClosed(_ id: Int) {
         for (name, owner) in providers where owner == id {
             providers[name] = nil
-            dispatcher.table.unregister(name)
+            dispatcher?.table.unregister(name)
         }
     }
 }

@@ -54,11 +54,11 @@ extension HostMethods {
 
     static func arbiterMethods(_ np: NowPlayingService) -> [RPCMethod] {
         [
-            .sync("nowPlaying.get", summary: "The Now Playing session's info with elapsed computed for now; null when empty.",
+            .sync("nowPlaying.get", summary: "The Now Playing session's info with elapsed computed for now (placeholders guarded); null when empty.",
                   params: [ModelParams.language], result: .object,
                   resultSummary: "{session, info, playbackState, timestamp} or null") { call throws(RPCError) in
                 let lang = try call.params.optionalString("lang")
-                return try np.read { m, t in m.nowPlayingJSON(language: lang, now: t) }
+                return np.publisher.nowPlayingJSON(language: lang)
             },
             .sync("arbiter.explain", summary: "For each session: eligible or not and why, active or not and why.",
                   result: .object) { _ throws(RPCError) in
@@ -68,39 +68,6 @@ extension HostMethods {
                   params: [ModelParams.optionalSession], result: .object) { call throws(RPCError) in
                 let id = try call.params.optionalString("session")
                 return try np.read { m, t in try m.doctorJSON(session: id, now: t) }
-            },
-        ]
-    }
-
-    static func eventMethods(_ np: NowPlayingService) -> [RPCMethod] {
-        let topics = ["nowPlaying", "sessions", "commands", "audio", "info", "players", "artwork", "*"]
-        return [
-            .sync("events.subscribe", summary: "Receive `event` notifications for topics (\(topics.joined(separator: ", "))); current values are sent at once.",
-                  params: [.required("topics", .array, "topic names")], result: .boolean) { call throws(RPCError) in
-                let wanted = try call.params.stringArray("topics") ?? []
-                for t in wanted where !topics.contains(t) {
-                    throw RPCError(.invalidArgument, "unknown topic '\(t)' (known: \(topics.joined(separator: ", ")))",
-                                   data: ["topic": .string(t)])
-                }
-                let client = call.connection.client
-                let new = Set(wanted).subtracting(client.topics)
-                client.topics.formUnion(wanted)
-                // The current value at once, so a subscriber never starts from nothing.
-                if new.contains("nowPlaying") || new.contains("*") {
-                    call.connection.notify(method: "event", params: np.nowPlayingEvent())
-                }
-                if new.contains("sessions") || new.contains("*") {
-                    call.connection.notify(method: "event", params: [
-                        "topic": "sessions", "type": "sessions", "sessions": try np.read { m, _ in m.sessionListJSON() },
-                    ])
-                }
-                return true
-            },
-            .sync("events.unsubscribe", summary: "Stop receiving the given topics (all when none given).",
-                  params: [.optional("topics", .array, "topic names")], result: .boolean) { call throws(RPCError) in
-                let client = call.connection.client
-                if let t = try call.params.stringArray("topics") { client.topics.subtract(t) } else { client.topics.removeAll() }
-                return true
             },
         ]
     }

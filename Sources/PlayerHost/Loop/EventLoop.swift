@@ -28,6 +28,8 @@ public final class EventLoop {
     /// at a time, which consumes it before returning, so no per-read allocation is needed.
     let readBuffer: UnsafeMutableRawBufferPointer
     static let readBufferSize = 64 * 1024
+    /// Work deferred to the next turn (`onNextTurn`); made on first use.
+    var nextTurn: NextTurn?
 
     public init() throws(LoopError) {
         raw = .allocate(capacity: 1)

@@ -13,6 +13,10 @@ public final class PipeStream: LoopHandle {
     private var onWriteError: ((LoopError) -> Void)?
     /// Bytes handed to libuv but not yet written to the socket.
     public private(set) var pendingWriteBytes = 0
+    /// The first write failure. Set at once; the owner hears of it on the loop's next turn.
+    public private(set) var writeFailure: LoopError?
+    private var onDrain: (() -> Void)?
+    private var drainBelow = 0
     private var shutdownCallback: ((LoopError?) -> Void)?
 
     var raw: UnsafeMutablePointer<uv_pipe_t> {
@@ -107,15 +111,36 @@ public final class PipeStream: LoopHandle {
         uv_read_stop(stream)
     }
 
-    /// Called when a queued write fails (the peer went away); the stream should then be closed.
+    /// Called once when a write fails (the peer went away), on a later loop turn than the `write`
+    /// that failed, so a caller never finds its state torn down under it. The stream should then
+    /// be closed; later writes are dropped.
     public func onWriteFailure(_ callback: @escaping (LoopError) -> Void) {
         onWriteError = callback
     }
 
+    /// Called each time a completed write brings `pendingWriteBytes` to `threshold` or below
+    /// (resume reading once a slow reader caught up).
+    public func onWritesDrained(below threshold: Int, _ callback: (() -> Void)?) {
+        drainBelow = threshold
+        onDrain = callback
+    }
+
+    /// Records the first failure and reports it on the next turn.
+    private func failWrite(_ error: LoopError) {
+        guard writeFailure == nil else { return }
+        writeFailure = error
+        loop.onNextTurn { [self] in
+            guard !isClosing else { return }
+            let cb = onWriteError
+            onWriteError = nil
+            cb?(error)
+        }
+    }
+
     /// Writes all of `bytes`, in order after earlier writes. Returns at once; what the socket did
-    /// not take is copied and queued.
+    /// not take is copied and queued. After a failure, writes are dropped.
     public func write(_ bytes: UnsafeRawBufferPointer) {
-        guard !isClosing, bytes.count > 0 else { return }
+        guard !isClosing, writeFailure == nil, bytes.count > 0 else { return }
         var offset = 0
         if pendingWriteBytes == 0 {
             var buf = uv_buf_t(
@@ -126,7 +151,7 @@ public final class PipeStream: LoopHandle {
             if n > 0 {
                 offset = Int(n)
             } else if n != Int32(UV_EAGAIN.rawValue) {
-                onWriteError?(LoopError(code: n, operation: "write"))
+                failWrite(LoopError(code: n, operation: "write"))
                 return
             }
         }
@@ -154,14 +179,16 @@ public final class PipeStream: LoopHandle {
             req.pointee.data.deallocate()
             req.deallocate()
             if status < 0 && status != Int32(UV_ECANCELED.rawValue) {
-                me.onWriteError?(LoopError(code: status, operation: "write"))
+                me.failWrite(LoopError(code: status, operation: "write"))
+            } else if status == 0, count <= me.drainBelow, let drained = me.onDrain {
+                drained()
             }
         }
         if status < 0 {
             pendingWriteBytes -= bytes.count
             copy.deallocate()
             req.deallocate()
-            onWriteError?(LoopError(code: status, operation: "uv_write"))
+            failWrite(LoopError(code: status, operation: "uv_write"))
         }
     }
 
@@ -192,6 +219,7 @@ public final class PipeStream: LoopHandle {
         onEnd = nil
         onConnect = nil
         onWriteError = nil
+        onDrain = nil
         shutdownCallback = nil
     }
 }

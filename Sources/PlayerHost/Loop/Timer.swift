@@ -19,9 +19,10 @@ public final class Timer: LoopHandle {
     }
 
     /// Arms the timer to fire `after` milliseconds from the loop's now, then every `repeat` ms
-    /// if non-zero. Re-arming replaces the previous schedule and callback.
+    /// if non-zero. Re-arming replaces the previous schedule and callback. On a closing timer it
+    /// does nothing: whoever closed it (a request settled early, say) already decided it is done.
     public func start(after milliseconds: UInt64, repeat: UInt64 = 0, _ callback: @escaping () -> Void) {
-        precondition(!isClosing, "Timer.start on a closed timer")
+        guard !isClosing else { return }
         self.callback = callback
         uv_timer_start(raw, { t in
             let me = LoopHandle.object(t, as: Timer.self)

@@ -33,13 +33,18 @@ public final class PluginContext {
     }
 
     /// Starts reading from the host.
+    /// The stream's callbacks hold the context strongly; the stream drops them in its close
+    /// callback, so the context lives as long as anything can still call into it. A write failure
+    /// arrives on a later loop turn, so no caller finds the context closed inside its own call.
     func start() throws(LoopError) {
-        rpc.onOutput = { [unowned self] in self.flush() }
-        stream.onWriteFailure { [unowned self] _ in self.close() }
-        try stream.startReading(onRead: { [unowned self] bytes in
-            _ = self.rpc.receive(bytes)
-            self.flush()
-        }, onEnd: { [unowned self] _ in self.close() })
+        let loop = self.loop
+        rpc.scheduler = { work in loop.onNextTurn(work) }
+        rpc.onOutput = { [weak self] in self?.flush() }
+        stream.onWriteFailure { [self] _ in close() }
+        try stream.startReading(onRead: { [self] bytes in
+            _ = rpc.receive(bytes)
+            flush()
+        }, onEnd: { [self] _ in close() })
     }
 
     private func flush() {
@@ -52,12 +57,13 @@ public final class PluginContext {
     public func call(_ method: String, _ params: [String: JSON] = [:],
                      _ completion: ((Result<JSON, RPCError>) -> Void)? = nil) {
         guard !isClosed else {
-            completion?(.failure(RPCError(.shuttingDown, "the plugin's connection is closed")))
+            // On a later turn, like any I/O failure: the caller is still in the middle of its call.
+            loop.onNextTurn { completion?(.failure(RPCError(.shuttingDown, "the plugin's connection is closed"))) }
             return
         }
         pendingCalls += 1
-        rpc.request(method: method, params: .object(params)) { [unowned self] result in
-            self.pendingCalls -= 1
+        rpc.request(method: method, params: .object(params)) { [weak self] result in
+            self?.pendingCalls -= 1
             completion?(result)
         }
     }
@@ -135,8 +141,8 @@ public final class PluginContext {
     private func clientMethods() -> [RPCMethod] {
         var handle = RPCMethod("command.handle", summary: "a command for one of this plugin's targets",
                                params: [.optional("token", .integer)]) {
-            [unowned self] call throws(RPCError) -> RPCOutcome in
-            guard let token = try call.params.optionalInt("token"), let handler = self.handlers[token] else {
+            [weak self] call throws(RPCError) -> RPCOutcome in
+            guard let self, let token = try call.params.optionalInt("token"), let handler = self.handlers[token] else {
                 return .result(["status": "commandFailed"])
             }
             let promise = RPCPromise()
@@ -149,8 +155,8 @@ public final class PluginContext {
             return .deferred(promise)
         }
         handle.acceptsOtherParams = true
-        var event = RPCMethod("event", summary: "an event notification") { [unowned self] call throws(RPCError) -> RPCOutcome in
-            self.onEvent?(.object(call.params.values))
+        var event = RPCMethod("event", summary: "an event notification") { [weak self] call throws(RPCError) -> RPCOutcome in
+            self?.onEvent?(.object(call.params.values))
             return .result(.null)
         }
         event.acceptsOtherParams = true

@@ -25,6 +25,10 @@ public final class RPCConnection {
     public private(set) var heldReplyBytes = 0
     /// Set by `close()`.
     public private(set) var isClosed = false
+    /// Runs work on a later loop turn (the transport sets it): a request made on a closed
+    /// connection fails there, not inside the `request` call. Unset (tests of this type alone):
+    /// at once.
+    public var scheduler: ((@escaping () -> Void) -> Void)?
 
     private var framer: LineFramer
     private var inReceive = false
@@ -73,12 +77,22 @@ public final class RPCConnection {
         requestFlush()
     }
 
+    /// Queues a notification line encoded elsewhere, once for many connections (an event sent
+    /// to every subscriber): the bytes are appended as they are, never re-encoded. With `flush`
+    /// false the caller asks for the write later (`onOutput`), so that many events cost one write.
+    public func sendEncoded(_ line: [UInt8], flush: Bool = true) {
+        guard !isClosed else { return }
+        output.append(contentsOf: line)
+        if flush { requestFlush() }
+    }
+
     /// Sends a request to the client; `completion` runs with its response, or with an error from
     /// `failOutgoing` (timeout, disconnect). Returns the request id.
     @discardableResult
     public func request(method: String, params: JSON, completion: @escaping (Result<JSON, RPCError>) -> Void) -> Int64 {
         guard !isClosed else {
-            completion(.failure(RPCError(.shuttingDown, "the connection is closed")))
+            let fail = { completion(.failure(RPCError(.shuttingDown, "the connection is closed"))) }
+            if let scheduler { scheduler(fail) } else { fail() }
             return 0
         }
         let rid = nextOutgoingID

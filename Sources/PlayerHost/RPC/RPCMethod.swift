@@ -70,8 +70,8 @@ public struct RPCCall {
     public let method: String
     public let params: RPCParams
     /// The connection, for per-client state (`RPCConnection.context`) and for sending it
-    /// notifications or requests.
-    public unowned let connection: RPCConnection
+    /// notifications or requests. Strong: a handler may keep the call past the connection's close.
+    public let connection: RPCConnection
 }
 
 /// A method of the protocol: its name, documentation and handler. The dispatcher and

@@ -58,7 +58,7 @@ public final class ControlServer {
             defer { umask(old) }
             do throws(LoopError) {
                 try server.bind(path: path)
-                try server.listen { [unowned self] error in self.acceptOne(error) }
+                try server.listen { [weak self] error in self?.acceptOne(error) }
             } catch {
                 server.close()
                 throw error

@@ -1,0 +1,214 @@
+import Logging
+
+/// The one path from model events to everything that consumes them (DESIGN "The publication
+/// path"): every event the model produces goes to the sinks registered for its topic, once, in
+/// order; the Now Playing value goes through the `NowPlayingGate` first (coalesced, deduplicated,
+/// placeholder-guarded). Nothing else publishes.
+///
+/// One libuv timer closes the gate's window; it is armed only while a value waits, so an idle
+/// host has no timer and no wake-ups.
+public final class Publisher: NowPlayingReading {
+    let loop: EventLoop
+    let logger: Logger
+    /// The service whose model is published (weak: the service owns the publisher).
+    weak var service: NowPlayingService?
+    /// The JSON-RPC subscribers (a sink like any other; registered at init).
+    public let subscribers: RPCSubscribers
+    /// The gate: its counters are in `host.stats`.
+    public private(set) var gate: NowPlayingGate
+
+    private var sinks: [EventTopic: [EventSink]] = [:]
+    private var timer: Timer?
+    /// Writes the subscribers' queued events on the next loop turn; armed only while some wait.
+    private var flushTimer: Timer?
+    private var isClosed = false
+    /// Work that arrived while a publication was under way (a subscriber cut off mid-delivery
+    /// disconnects, which publishes again): done after, in order.
+    private var backlog: [Work] = []
+    private var isPublishing = false
+
+    private enum Work {
+        case events([ModelEvent])
+        case windowClosed
+        case event(PublishedEvent)
+    }
+
+    public init(loop: EventLoop, logger: Logger, configuration: NowPlayingGate.Configuration = .init(),
+                maxSubscriptions: Int = RPCSubscribers.defaultMaxSubscriptions) {
+        self.loop = loop
+        self.logger = logger
+        gate = NowPlayingGate(configuration)
+        subscribers = RPCSubscribers(maxSubscriptions: maxSubscriptions)
+        add(subscribers)
+    }
+
+    /// Replaces the gate's configuration (before anything is published: the host's config).
+    public func configure(_ configuration: NowPlayingGate.Configuration) {
+        gate = NowPlayingGate(configuration)
+    }
+
+    // MARK: - Sinks
+
+    /// Registers a sink for `topics` (default: all). It receives each event once, in order.
+    public func add(_ sink: EventSink, topics: Set<EventTopic> = Set(EventTopic.allCases)) {
+        for t in topics where !(sinks[t]?.contains { $0 === sink } ?? false) { sinks[t, default: []].append(sink) }
+    }
+
+    /// Unregisters a sink from every topic.
+    public func remove(_ sink: EventSink) {
+        for t in sinks.keys { sinks[t]?.removeAll { $0 === sink } }
+    }
+
+    // MARK: - Publishing
+
+    /// Publishes what one model operation produced.
+    func publish(_ events: [ModelEvent]) {
+        guard !events.isEmpty else { return }
+        run(.events(events))
+    }
+
+    /// Publishes an event that is not a model event (an artwork resolution settling).
+    func publish(_ event: PublishedEvent) {
+        run(.event(event))
+    }
+
+    private func run(_ work: Work) {
+        backlog.append(work)
+        guard !isPublishing else { return }
+        isPublishing = true
+        defer { isPublishing = false }
+        var i = 0
+        while i < backlog.count {
+            switch backlog[i] {
+            case .events(let events): deliver(events)
+            case .windowClosed: windowClosed()
+            case .event(let e): dispatch(e)
+            }
+            i += 1
+        }
+        backlog.removeAll()
+        if subscribers.hasUnflushed { scheduleFlush() }
+    }
+
+    /// Subscribers' bytes are written on the next loop turn, once, whatever number of events
+    /// the requests read in this turn produced (redis writes its clients once per turn too).
+    private func scheduleFlush() {
+        guard !isClosed, !(flushTimer?.isActive ?? false) else { return }
+        if flushTimer == nil { flushTimer = try? Timer(loop: loop) }
+        guard let flushTimer else { return subscribers.flush() }
+        flushTimer.start(after: 0) { [weak self] in self?.subscribers.flush() }
+    }
+
+    private func deliver(_ events: [ModelEvent]) {
+        guard let service else { return }
+        let model = service.model
+        for event in events {
+            dispatch(PublishedEvent(.model(event), owner: Self.ownerClient(of: event, in: model)))
+            if case .sessionClosed(let s, _) = event { gate.forget(session: s) }
+        }
+        if Self.touchesNowPlaying(events, in: model) {
+            let before = gate.counters.placeholdersBlocked
+            let actions = gate.offer(Self.candidate(service.model), now: service.now)
+            if gate.counters.placeholdersBlocked > before {
+                logger.debug("nowPlaying: placeholder kept from replacing a real value of the playing item")
+            }
+            apply(actions)
+        }
+    }
+
+    private func windowClosed() {
+        guard let service else { return }
+        apply(gate.windowClosed(at: max(service.now, gate.deadline ?? service.now)))
+    }
+
+    private func apply(_ actions: [NowPlayingGate.Action]) {
+        for action in actions {
+            switch action {
+            case .send(let value): dispatch(PublishedEvent(.nowPlaying(value)))
+            case .arm(let deadline): arm(deadline)
+            case .disarm: timer?.stop()
+            }
+        }
+    }
+
+    private func dispatch(_ event: PublishedEvent) {
+        guard let targets = sinks[event.topic] else { return }
+        for sink in targets { sink.receive(event) }
+    }
+
+    private func arm(_ deadline: MonotonicInstant) {
+        guard !isClosed, let service else { return }
+        if timer == nil { timer = try? Timer(loop: loop) }
+        let nowNS = service.now.nanoseconds
+        let waitNS = deadline.nanoseconds > nowNS ? deadline.nanoseconds - nowNS : 0
+        // Round up: firing a fraction early would find the window still open.
+        timer?.start(after: (waitNS + 999_999) / 1_000_000) { [weak self] in self?.run(.windowClosed) }
+    }
+
+    /// Whether the window timer is armed (tests prove nothing waits when nothing is pending).
+    public var isTimerArmed: Bool { timer?.isActive ?? false }
+    /// Whether subscribers' events wait for the next loop turn's write.
+    public var isFlushPending: Bool { flushTimer?.isActive ?? false }
+
+    /// Stops the timer for good (shutdown).
+    func close() {
+        isClosed = true
+        subscribers.flush()
+        timer?.close()
+        timer = nil
+        flushTimer?.close()
+        flushTimer = nil
+    }
+
+    // MARK: - Reading
+
+    public func currentNowPlaying() -> NowPlayingSnapshot? {
+        guard let service, let value = service.model.nowPlaying(at: service.now) else { return nil }
+        return gate.guarded(value)
+    }
+
+    public var publishedNowPlaying: NowPlayingSnapshot? {
+        if case .some(let v) = gate.published { return v }
+        return nil
+    }
+
+    /// `nowPlaying.get`: the current guarded value, strings resolved for `language` if given.
+    public func nowPlayingJSON(language: String? = nil) -> JSON {
+        currentNowPlaying()?.toJSON(language: language) ?? .null
+    }
+
+    /// Whether events change what the Now Playing slot shows: it changed hands, or its session's
+    /// published info changed.
+    static func touchesNowPlaying(_ events: [ModelEvent], in model: NowPlayingModel) -> Bool {
+        events.contains { event in
+            switch event {
+            case .nowPlayingChanged: return true
+            case .infoChanged(let s, _): return s == model.nowPlayingSession
+            default: return false
+            }
+        }
+    }
+
+    /// The value the slot would show after the last operation: the Now Playing session's
+    /// published info, anchored (elapsed as of its timestamp).
+    static func candidate(_ model: NowPlayingModel) -> NowPlayingSnapshot? {
+        guard let id = model.nowPlayingSession, let s = model.sessions[id] else { return nil }
+        let p = model.publishedInfo(s)
+        return NowPlayingSnapshot(session: id, info: p.info, playbackState: p.playbackState, timestamp: p.timestamp)
+    }
+
+    /// The client owning the session an app-facing event is about (activeChanged,
+    /// canBecomeActiveChanged, interruptions go to the app even unsubscribed).
+    static func ownerClient(of event: ModelEvent, in model: NowPlayingModel) -> ClientID? {
+        let session: SessionID
+        switch event {
+        case .activeChanged(let s, _), .canBecomeActiveChanged(let s, _),
+             .interruptionBegan(let s, _), .interruptionEnded(let s, _):
+            session = s
+        default:
+            return nil
+        }
+        guard let app = model.sessions[session]?.app else { return nil }
+        return model.apps[app]?.client
+    }
+}

@@ -1,0 +1,96 @@
+/// The JSON-RPC `events.subscribe` subscribers, as one `EventSink`.
+///
+/// Connections are indexed by topic, so an event touches only its own subscribers (never a scan
+/// of every connection), and every subscriber gets the same bytes: the event's notification line,
+/// rendered once. A client that stops reading is still cut off by its own output limit.
+public final class RPCSubscribers: EventSink {
+    /// The default most topics one client may hold (`*` counts as one).
+    public static let defaultMaxSubscriptions = 16
+    /// The topic names `events.subscribe` takes.
+    public static let topicNames = EventTopic.allCases.map(\.rawValue) + ["*"]
+
+    /// Most topics one client may hold; over it `events.subscribe` fails with `limitExceeded`.
+    public let maxSubscriptions: Int
+    /// Finds a connection by client id (owners get app-facing events unsubscribed).
+    var connection: (ClientID) -> RPCConnection? = { _ in nil }
+    /// Notifications queued to connections since start.
+    public private(set) var deliveries = 0
+
+    private var byTopic: [EventTopic: [Int: RPCConnection]] = [:]
+    /// Connections with events queued but not yet written (`flush()` writes them).
+    private var unflushed: [Int: RPCConnection] = [:]
+
+    public init(maxSubscriptions: Int = defaultMaxSubscriptions) {
+        self.maxSubscriptions = maxSubscriptions
+    }
+
+    /// Subscribers of a topic (tests, stats).
+    public func count(_ topic: EventTopic) -> Int { byTopic[topic]?.count ?? 0 }
+
+    /// Adds `names` to the connection's topics. Unknown names or going over the limit fail and
+    /// change nothing. Returns the topics it did not have before (their current values are due).
+    @discardableResult
+    public func subscribe(_ rpc: RPCConnection, _ names: [String]) throws(RPCError) -> Set<EventTopic> {
+        for t in names where !Self.topicNames.contains(t) {
+            throw RPCError(.invalidArgument, "unknown topic '\(t)' (known: \(Self.topicNames.joined(separator: ", ")))",
+                           data: ["topic": .string(t)])
+        }
+        let client = rpc.client
+        let wanted = client.topics.union(names)
+        guard wanted.count <= maxSubscriptions else {
+            throw .limitExceeded("\(wanted.count) subscriptions for one client", limit: maxSubscriptions, actual: wanted.count)
+        }
+        let before = Self.effective(client.topics)
+        client.topics = wanted
+        let after = Self.effective(wanted)
+        for t in after.subtracting(before) { byTopic[t, default: [:]][rpc.id] = rpc }
+        return after.subtracting(before)
+    }
+
+    /// Removes `names` from the connection's topics (all when nil).
+    public func unsubscribe(_ rpc: RPCConnection, _ names: [String]?) {
+        let client = rpc.client
+        let before = Self.effective(client.topics)
+        if let names { client.topics.subtract(names) } else { client.topics.removeAll() }
+        for t in before.subtracting(Self.effective(client.topics)) { byTopic[t]?[rpc.id] = nil }
+    }
+
+    /// The connection went away: out of every index.
+    public func remove(connectionID id: Int) {
+        for t in byTopic.keys { byTopic[t]?[id] = nil }
+    }
+
+    public func receive(_ event: PublishedEvent) {
+        let targets = byTopic[event.topic] ?? [:]
+        var owner: RPCConnection?
+        if let o = event.owner, targets[Int(o)] == nil { owner = connection(o) }
+        guard !targets.isEmpty || owner != nil else { return }
+        let line = event.notificationLine
+        // Queued now, written by `flush()`: a burst of events costs each subscriber one write.
+        // (`targets` is a copy of the index: a subscriber cut off later leaves it, nothing more.)
+        for rpc in targets.values { queue(line, rpc) }
+        if let owner { queue(line, owner) }
+        deliveries += targets.count + (owner == nil ? 0 : 1)
+    }
+
+    private func queue(_ line: [UInt8], _ rpc: RPCConnection) {
+        unflushed[rpc.id] = rpc
+        rpc.sendEncoded(line, flush: false)
+    }
+
+    /// Whether events wait to be written.
+    public var hasUnflushed: Bool { !unflushed.isEmpty }
+
+    /// Writes what `receive` queued (each connection's transport cuts off a client past its
+    /// output limit, as for any write).
+    public func flush() {
+        let pending = unflushed
+        unflushed.removeAll(keepingCapacity: true)
+        for rpc in pending.values where !rpc.isClosed && !rpc.output.isEmpty { rpc.onOutput?() }
+    }
+
+    /// The topics a set of names stands for (`*`: all).
+    static func effective(_ names: Set<String>) -> Set<EventTopic> {
+        names.contains("*") ? Set(EventTopic.allCases) : Set(names.compactMap(EventTopic.init(rawValue:)))
+    }
+}

@@ -1,0 +1,107 @@
+import Testing
+@testable import PlayerHost
+
+/// The Publisher and the JSON-RPC subscribers sink in-process: no socket, no daemon.
+@Suite struct PublisherTests {
+    /// A sink that records what it receives.
+    final class Recorder: EventSink {
+        var events: [PublishedEvent] = []
+        func receive(_ event: PublishedEvent) { events.append(event) }
+        var nowPlaying: [NowPlayingSnapshot?] {
+            events.compactMap { if case .nowPlaying(let v) = $0.payload { return .some(v) } else { return nil } }
+        }
+    }
+
+    func connection(_ id: Int) -> RPCConnection { RPCConnection(id: id, dispatcher: RPCDispatcher()) }
+
+    @Test func oneRenderingIsQueuedToEverySubscriberOfTheTopicOnly() throws {
+        let subs = RPCSubscribers()
+        let a = connection(1), b = connection(2), star = connection(3), other = connection(4)
+        try subs.subscribe(a, ["nowPlaying"])
+        try subs.subscribe(b, ["nowPlaying", "sessions"])
+        try subs.subscribe(star, ["*", "nowPlaying"])
+        try subs.subscribe(other, ["audio"])
+        #expect(subs.count(.nowPlaying) == 3)
+        let event = PublishedEvent(.nowPlaying(nil))
+        subs.receive(event)
+        #expect(event.isRendered)
+        #expect(a.output == event.notificationLine && b.output == a.output, "the same bytes")
+        #expect(star.output == a.output, "* and nowPlaying: one copy")
+        #expect(other.output.isEmpty)
+        #expect(subs.deliveries == 3)
+        subs.unsubscribe(star, ["*"])
+        #expect(subs.count(.nowPlaying) == 3, "still subscribed by name")
+        subs.unsubscribe(star, nil)
+        subs.remove(connectionID: a.id)
+        #expect(subs.count(.nowPlaying) == 1)
+        // A topic no one holds any more is never rendered.
+        let unseen = PublishedEvent(.model(.commandChanged("s", RemoteCommand(kind: .play))))
+        subs.receive(unseen)
+        #expect(!unseen.isRendered)
+    }
+
+    @Test func aBurstOfEventsIsOneWritePerSubscriber() throws {
+        let subs = RPCSubscribers()
+        let c = connection(1)
+        var writes = 0
+        c.onOutput = { writes += 1 }
+        try subs.subscribe(c, ["nowPlaying"])
+        for _ in 0..<3 { subs.receive(PublishedEvent(.nowPlaying(nil))) }
+        #expect(writes == 0 && subs.hasUnflushed)
+        subs.flush()
+        #expect(writes == 1 && !subs.hasUnflushed)
+        #expect(c.output.count == 3 * PublishedEvent(.nowPlaying(nil)).notificationLine.count)
+    }
+
+    @Test func anAppFacingEventReachesItsOwnerUnsubscribed() {
+        let subs = RPCSubscribers()
+        let owner = connection(7)
+        subs.connection = { $0 == 7 ? owner : nil }
+        subs.receive(PublishedEvent(.model(.activeChanged("s", isActive: true)), owner: 7))
+        #expect(!owner.output.isEmpty)
+    }
+
+    @Test func subscriptionsPerClientHaveALimitThatNamesIt() throws {
+        let subs = RPCSubscribers(maxSubscriptions: 2)
+        let c = connection(1)
+        try subs.subscribe(c, ["nowPlaying", "sessions"])
+        #expect {
+            try subs.subscribe(c, ["audio"])
+        } throws: { e in
+            guard let r = e as? RPCError else { return false }
+            return r.code == RPCErrorCode.limitExceeded.rawValue && r.data?["limit"] == 2
+        }
+        #expect(subs.count(.audio) == 0, "a refused subscribe changes nothing")
+        #expect(throws: RPCError.self) { try subs.subscribe(c, ["bogus"]) }
+    }
+
+    @Test func theWindowTimerIsArmedOnlyWhileAValueWaits() throws {
+        let loop = try EventLoop()
+        let np = NowPlayingService(loop: loop, logger: .init(label: "t"))
+        np.publisher.configure(.init(coalesceMilliseconds: 30))
+        let rec = Recorder()
+        np.publisher.add(rec, topics: [.nowPlaying])
+        var now = MonotonicInstant(nanoseconds: 1_000_000_000)
+        np.clock = { now }
+        try np.perform { m, t in try m.createSession(id: "r", kind: .main, automaticallyPublishes: false, now: t) }
+        try np.perform { m, t in try m.configureAudio(session: "r", category: .playback, now: t) }
+        try np.perform { m, t in try m.activateAudio(session: "r", now: t) }
+        try np.perform { m, t in try m.bindDefaultCommands(session: "r", now: t) }
+        #expect(rec.nowPlaying.count == 1, "the slot's first value, at once")
+        #expect(!np.publisher.isTimerArmed, "a send alone arms nothing")
+        for i in 0..<20 {
+            now = MonotonicInstant(nanoseconds: now.nanoseconds + 100_000)
+            try np.perform { m, t in try m.updateInfo(session: "r", info: ["title": .string("t\(i)")], now: t) }
+        }
+        #expect(np.publisher.isTimerArmed, "a value waits")
+        #expect(rec.nowPlaying.count == 1)
+        // The fake clock stands still: only the timer's firing closes the window.
+        try runLoop(loop, timeout: 5000) { rec.nowPlaying.count == 2 }
+        #expect(rec.nowPlaying.last??.info.title == "t19")
+        #expect(!np.publisher.isTimerArmed, "nothing waits: no timer")
+        #expect(np.publisher.currentNowPlaying()?.info.title == "t19")
+        np.close()
+        try loop.close()
+        #expect(loop.handleCount == 0)
+    }
+}
