@@ -10,7 +10,7 @@ public enum BuiltinPlugins {
             list.append(ClockSessionsPlugin(sessions: config.sessions))
         }
         // Real playback needs the mpv binary; without it the host runs, minus `mpv.open`.
-        if let mpv = MPVPlugin.fromEnvironment() {
+        if let mpv = MPVPlugin.fromEnvironment(config: config.mpv) {
             list.append(mpv)
         } else {
             let line = "playerhostd: mpv not found in PATH (or PLAYERHOST_MPV=off): mpv sessions (npctl open) are unavailable\n"

@@ -183,6 +183,9 @@ import Testing
         try handler.kill(SIGKILL)
         #expect(d.runUntil(20) { exited })
         #expect(d.exit == nil)
+        // Ours, on the harness's loop: closed here, or the harness's leak check reports them.
+        handler.pipes[1]?.close()
+        handler.close()
     }
 
     @Test func nonReadingFloodersWhileAnotherClientPings() throws {

@@ -10,7 +10,10 @@ final class DaemonHarness {
     let socketPath: String
     private(set) var process: ChildProcess?
     private(set) var exit: ChildProcess.Exit?
+    /// What the daemon wrote to stderr so far: it grows only while this harness's loop runs
+    /// (`runUntil`, `waitForExit`), so wait for a line with `waitForStderr`, not by reading it.
     private(set) var stderrText = ""
+    private var stderrEnded = false
     private var ready = false
 
     /// The directory holding the package's built executables.
@@ -42,9 +45,11 @@ final class DaemonHarness {
     /// Returns true when ready.
     @discardableResult
     func start(_ arguments: [String] = [], environment: [String: String]? = nil, deadline: Double = 30) throws -> Bool {
+        closeProcess()
         ready = false
         exit = nil
         stderrText = ""
+        stderrEnded = false
         let p = try ChildProcess(
             loop: loop, executable: Self.playerhostd,
             arguments: ["--socket", socketPath, "--ready-fd", "3"] + arguments,
@@ -54,7 +59,7 @@ final class DaemonHarness {
         process = p
         try p.pipes[2]!.startReading(onRead: { [unowned self] b in
             self.stderrText += String(decoding: b, as: UTF8.self)
-        }, onEnd: { _ in })
+        }, onEnd: { [unowned self] _ in self.stderrEnded = true })
         try p.pipes[3]!.startReading(onRead: { [unowned self] b in
             if b.contains(UInt8(ascii: "R")) { self.ready = true }
         }, onEnd: { _ in })
@@ -83,37 +88,62 @@ final class DaemonHarness {
 
     func waitForExit(deadline: Double = 20) -> ChildProcess.Exit? {
         runUntil(deadline) { self.exit != nil }
-        // Let the stderr pipe drain to its end.
-        loop.run(.noWait)
+        // Read stderr to its end, so what the daemon wrote last is in `stderrText`. Bounded: a
+        // child of the daemon that inherited stderr and outlives it would hold the pipe open.
+        if exit != nil { runUntil(5) { self.stderrEnded } }
         return exit
+    }
+
+    /// Closes the handles of the last daemon started (its process and pipes): they are this
+    /// harness's to close, before a restart or at the end.
+    private func closeProcess() {
+        guard let p = process else { return }
+        for pipe in p.pipes { pipe?.close() }
+        p.close()
+        process = nil
+    }
+
+    /// Runs the loop (reading the daemon's stderr) until it has written `text`, or the deadline.
+    @discardableResult
+    func waitForStderr(_ text: String, deadline: Double = 10) -> Bool {
+        runUntil(deadline) { self.stderrText.contains(text) || self.stderrEnded }
+        return stderrText.contains(text)
     }
 
     func client(timeout: Double = 10) throws -> ControlClient {
         try ControlClient(path: socketPath, timeout: timeout)
     }
 
-    /// Kills anything still running, closes the loop (asserting no handle is left) and removes
-    /// the directory.
-    func close() {
+    /// Kills anything still running, closes the daemon's process handle and pipes, checks that
+    /// nothing else was left open on the loop, closes it and removes the directory.
+    func close(sourceLocation: SourceLocation = #_sourceLocation) {
         if exit == nil, process != nil { stop(signal: SIGKILL) }
-        process = nil
-        try? loop.close()
-        #expect(loop.handleCount == 0)
+        closeProcess()
+        closeLoopExpectingNoLeaks(loop, sourceLocation: sourceLocation)
         _ = try? runShell("rm -rf '\(directory)'")
     }
 }
 
-/// Runs a shell command to completion and returns (status, stdout).
+/// Runs a shell command to completion and returns (status, stdout). Past `deadline` seconds the
+/// command is killed and the test fails (status -1).
 @discardableResult
-func runShell(_ command: String) throws -> (status: Int64, output: String) {
+func runShell(_ command: String, deadline: Double = 300, sourceLocation: SourceLocation = #_sourceLocation) throws -> (status: Int64, output: String) {
     let loop = try EventLoop()
     var out = ""
     var status: Int64 = -1
+    var exited = false, ended = false
     let p = try ChildProcess(loop: loop, executable: "/bin/sh", arguments: ["-c", command],
-                             stdio: [.ignore, .pipe, .inherit], onExit: { status = $0.status })
-    try p.pipes[1]!.startReading(onRead: { out += String(decoding: $0, as: UTF8.self) }, onEnd: { _ in })
-    loop.run()
-    try loop.close()
+                             stdio: [.ignore, .pipe, .inherit], onExit: { status = $0.status; exited = true })
+    let pipe = p.pipes[1]!
+    try pipe.startReading(onRead: { out += String(decoding: $0, as: UTF8.self) }, onEnd: { _ in ended = true })
+    // The command's exit and the end of its output, or the deadline.
+    if !(try runLoop(loop, timeout: UInt64(deadline * 1000), sourceLocation: sourceLocation) { exited && ended }) {
+        try? p.kill(SIGKILL)
+        status = -1
+    }
+    pipe.close()
+    p.close()
+    closeLoopExpectingNoLeaks(loop, sourceLocation: sourceLocation)
     return (status, out)
 }
 

@@ -82,6 +82,7 @@ import Testing
         #expect(names(SessionConfig.schema) == Set(SessionConfig.CodingKeys.allCases.map(\.stringValue)))
         #expect(names(ItemConfig.schema) == Set(ItemConfig.CodingKeys.allCases.map(\.stringValue)))
         #expect(names(PluginConfig.schema) == Set(PluginConfig.CodingKeys.allCases.map(\.stringValue)))
+        #expect(names(MPVConfig.schema) == Set(MPVConfig.CodingKeys.allCases.map(\.stringValue)))
     }
 
     /// The real binary: `--check-config` says what is wrong (exit 1) or ok (exit 0) without

@@ -24,7 +24,8 @@ final class MPVFixture {
         init(_ d: String) { description = d }
     }
 
-    init() throws {
+    /// `environment` replaces the daemon's (nil: inherited).
+    init(environment: [String: String]? = nil) throws {
         daemon = try DaemonHarness()
         one = daemon.directory + "/one.ogg"
         two = daemon.directory + "/two.ogg"
@@ -36,7 +37,7 @@ final class MPVFixture {
             daemon.close()
             throw Failed("sox could not make the test files")
         }
-        guard try daemon.start() else {
+        guard try daemon.start(environment: environment) else {
             daemon.close()
             throw Failed("playerhostd did not start: \(daemon.stderrText)")
         }
@@ -62,8 +63,8 @@ final class MPVFixture {
     }
 
     /// mpv's IPC socket (from `mpv.status`) opened for reading back.
-    func probe() throws -> MPVProbe {
-        let socket = try #require(try client.call("mpv.status")["socket"]?.stringValue)
+    func probe(session: String? = nil) throws -> MPVProbe {
+        let socket = try #require(try client.call("mpv.status", session.map { ["session": .string($0)] } ?? [:])["socket"]?.stringValue)
         return try MPVProbe(path: socket)
     }
 
@@ -78,13 +79,13 @@ final class MPVFixture {
 
     /// Waits for a `playerChanged` event of the mpv session whose player matches.
     @discardableResult
-    func waitForPlayer(_ c: ControlClient, deadline seconds: Double, _ match: (JSON) -> Bool) throws -> JSON {
+    func waitForPlayer(_ c: ControlClient, session: String = "mpv", deadline seconds: Double, _ match: (JSON) -> Bool) throws -> JSON {
         let end = ControlClient.now() + seconds
         while true {
             let left = end - ControlClient.now()
             guard left > 0 else { throw Failed("no matching playerChanged event within \(seconds) s") }
             let e = try c.nextNotification(timeout: left)
-            if let p = e["params"], p["type"] == "playerChanged", p["session"] == "mpv", let player = p["player"], match(player) {
+            if let p = e["params"], p["type"] == "playerChanged", p["session"] == .string(session), let player = p["player"], match(player) {
                 return player
             }
         }

@@ -279,7 +279,6 @@ import Testing
         watchdog.close()
         #expect(try np.read { m, t in try m.playerJSON(session: "s", player: 0, now: t) }["itemIndex"] == 1)
         np.close()
-        try loop.close()
-        #expect(loop.handleCount == 0)
+        closeLoopExpectingNoLeaks(loop)
     }
 }

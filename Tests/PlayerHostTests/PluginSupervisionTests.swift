@@ -137,8 +137,13 @@ import Testing
     /// and returns the executable's path.
     static let swiftPlugin: Result<String, Failed> = {
         let pkg = "'\(examples)/swift-plugin'"
-        guard let build = try? runShell("timeout 1500 swift build --package-path \(pkg) 2>&1") else {
+        guard var build = try? runShell("timeout 1500 swift build --package-path \(pkg) 2>&1", deadline: 1510) else {
             return .failure(Failed("cannot run swift build"))
+        }
+        if build.status != 0, let again = try? runShell("timeout 1500 swift build --package-path \(pkg) 2>&1", deadline: 1510) {
+            // The reused .build, after source files were added to the package it depends on,
+            // fails once with "cannot find type …" and builds on the next run (seen after merges).
+            build = again
         }
         guard build.status == 0 else {
             return .failure(Failed("swift build of examples/swift-plugin failed: \(build.output.suffix(3000))"))
@@ -322,7 +327,9 @@ import Testing
             #expect(p["error"]?.stringValue?.isEmpty == false, "\(p)")
             #expect(p["pid"] == nil)
         }
-        #expect(rig.daemon.stderrText.contains("plugin crash.sh failed"))
+        // The log line is written when the state changes, but reaches stderrText only as the
+        // harness's loop reads the pipe: wait for it.
+        #expect(rig.daemon.waitForStderr("plugin crash.sh failed"), "\(rig.daemon.stderrText)")
 
         let table = try rig.npctl("plugins")
         #expect(table.status == 0)

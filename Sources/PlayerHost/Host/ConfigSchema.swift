@@ -163,6 +163,7 @@ private struct KeyLines {
     init(_ text: String) {
         for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             var s = Substring(line).drop { $0 == " " || $0 == "\t" }
+            if s.hasPrefix("#") { continue }
             if s.hasPrefix("[") {
                 // `[mpris]` / `[[session]]`: the header names the table.
                 s = s.drop { $0 == "[" }

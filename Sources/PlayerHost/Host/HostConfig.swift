@@ -48,6 +48,8 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var artworkTimeoutMilliseconds: Int?
     /// The largest artwork body fetched, in KiB (default 16384); larger transfers are aborted.
     public var artworkMaxKB: Int?
+    /// The built-in mpv plugin (`[mpv]`).
+    public var mpv: MPVConfig?
 
     public init(sessions: [SessionConfig] = []) { self.sessions = sessions }
 
@@ -64,6 +66,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         ConfigKey("artwork_cache_mb", .integer),
         ConfigKey("artwork_timeout_ms", .integer),
         ConfigKey("artwork_max_kb", .integer),
+        ConfigKey("mpv", .table(MPVConfig.schema)),
     ]
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -78,6 +81,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case artworkCacheMB = "artwork_cache_mb"
         case artworkTimeoutMilliseconds = "artwork_timeout_ms"
         case artworkMaxKB = "artwork_max_kb"
+        case mpv
     }
 
     public init(from decoder: Decoder) throws {
@@ -93,6 +97,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         artworkCacheMB = try c.decodeIfPresent(Int.self, forKey: .artworkCacheMB)
         artworkTimeoutMilliseconds = try c.decodeIfPresent(Int.self, forKey: .artworkTimeoutMilliseconds)
         artworkMaxKB = try c.decodeIfPresent(Int.self, forKey: .artworkMaxKB)
+        mpv = try c.decodeIfPresent(MPVConfig.self, forKey: .mpv)
     }
 
     /// What the now-playing gate does, from `coalesce_ms` and `placeholders`.
@@ -214,6 +219,20 @@ public struct PluginConfig: Codable, Sendable, Equatable {
         self.path = path
         self.args = args
     }
+}
+
+/// The built-in mpv plugin's settings (`[mpv]`).
+public struct MPVConfig: Codable, Sendable, Equatable {
+    /// URL schemes `mpv.open` accepts besides absolute file paths, `file`, `http` and `https`
+    /// (e.g. `["rtmp", "ytdl"]`). mpv's own protocols (`av`, `lavfi`, `edl`…) can read and write
+    /// any file the user can: add them only if every client may do that.
+    public var urlSchemes: [String]?
+
+    public init(urlSchemes: [String]? = nil) { self.urlSchemes = urlSchemes }
+
+    static let schema: [ConfigKey] = [ConfigKey("url_schemes", .array(.string))]
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case urlSchemes = "url_schemes" }
 }
 
 /// A session the config creates at start.

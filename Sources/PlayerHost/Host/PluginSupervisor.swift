@@ -1,9 +1,9 @@
 import Glibc
 import Logging
 
-/// Starts plugin executables, passes them the socket, restarts one that dies with exponential
-/// backoff, and gives up on one that keeps exiting at once (the start limit) — reporting it
-/// failed while the host stays up. A plugin's sessions go away with its connection and come back
+/// Starts plugin executables, passes them the socket, restarts one that dies under the
+/// `RestartPolicy` (doubling backoff; the start limit gives up on one that keeps exiting at once)
+/// — reporting it failed while the host stays up. A plugin's sessions go away with its connection and come back
 /// when it reconnects.
 public final class PluginSupervisor {
     /// One plugin executable.
@@ -25,24 +25,22 @@ public final class PluginSupervisor {
         var process: ChildProcess?
         var state: State = .starting
         var restarts = 0
-        var quickFailures = 0
+        var restartPolicy: RestartPolicy
         var startedAt: UInt64 = 0
         var lastExit: ChildProcess.Exit?
         var lastError: String?
         var timer: Timer?
-        init(spec: Spec) { self.spec = spec }
+        init(spec: Spec, restartPolicy: RestartPolicy) {
+            self.spec = spec
+            self.restartPolicy = restartPolicy
+        }
     }
 
     let loop: EventLoop
     let socketPath: String
     let logger: Logger
-    /// A run shorter than this counts as "exited at once".
-    public var quickExitMilliseconds: UInt64 = 5000
-    /// Quick exits in a row before the plugin is marked failed.
-    public var startLimit = 5
-    /// First restart delay; doubles per quick exit, up to `maxBackoffMilliseconds`.
-    public var initialBackoffMilliseconds: UInt64 = 250
-    public var maxBackoffMilliseconds: UInt64 = 30_000
+    /// When a plugin that died is started again, and when it is given up on (marked failed).
+    public var restartPolicy = RestartPolicy.standard
     private(set) var entries: [Entry] = []
     private var stopping = false
 
@@ -71,7 +69,7 @@ public final class PluginSupervisor {
     }
 
     public func start(_ spec: Spec) {
-        let e = Entry(spec: spec)
+        let e = Entry(spec: spec, restartPolicy: restartPolicy)
         entries.append(e)
         launch(e)
     }
@@ -103,7 +101,7 @@ public final class PluginSupervisor {
                 e.state = .failed
                 return
             }
-            scheduleRestart(e, quick: true)
+            scheduleRestart(e, ranForMS: 0)
         }
     }
 
@@ -118,18 +116,16 @@ public final class PluginSupervisor {
         let ran = loop.nowMilliseconds - e.startedAt
         let how = exit.signal != 0 ? "killed by signal \(exit.signal)" : "exited with status \(exit.status)"
         logger.warning("plugin \(e.spec.name) \(how) after \(ran) ms")
-        scheduleRestart(e, quick: ran < quickExitMilliseconds)
+        scheduleRestart(e, ranForMS: ran)
     }
 
-    private func scheduleRestart(_ e: Entry, quick: Bool) {
-        e.quickFailures = quick ? e.quickFailures + 1 : 0
-        if e.quickFailures >= startLimit {
+    private func scheduleRestart(_ e: Entry, ranForMS: UInt64) {
+        guard case .restart(let delay) = e.restartPolicy.died(ranForMS: ranForMS) else {
             e.state = .failed
-            logger.error("plugin \(e.spec.name) failed: it exited at once \(e.quickFailures) times in a row; not restarting")
+            logger.error("plugin \(e.spec.name) failed: it exited at once \(e.restartPolicy.quickDeaths) times in a row; not restarting")
             return
         }
         e.state = .backoff
-        let delay = min(initialBackoffMilliseconds << UInt64(max(e.quickFailures - 1, 0)), maxBackoffMilliseconds)
         if e.timer == nil { e.timer = try? Timer(loop: loop) }
         e.timer?.start(after: delay) { [weak self, weak e] in
             guard let self, let e else { return }

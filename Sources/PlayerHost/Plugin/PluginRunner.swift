@@ -14,7 +14,10 @@ public final class PluginRunner {
     let loop: EventLoop
     private var context: PluginContext?
     private var retryTimer: Timer?
-    private var backoffMS: UInt64 = 100
+    /// Reconnecting: quickly at first, never giving up (the daemon may be down for a while); a
+    /// connection that lasted a while starts the backoff over.
+    private var reconnectPolicy = RestartPolicy(initialBackoffMS: 100, maxBackoffMS: 5000, stableAfterMS: 10_000, startLimit: nil)
+    private var connectedAt: UInt64?
     private var stopping = false
     private var signals: [SignalWatcher] = []
     private var wakeup: AsyncWakeup?
@@ -83,15 +86,13 @@ public final class PluginRunner {
             try stream.connect(path: socketPath) { [unowned self] error in
                 if let error {
                     stream.close()
-                    self.log("cannot connect to \(self.socketPath): \(error.message); retrying in \(self.backoffMS) ms")
-                    self.retryLater()
+                    self.retryLater(because: "cannot connect to \(self.socketPath): \(error.message)")
                 } else {
                     self.connected(stream)
                 }
             }
         } catch {
-            log("cannot connect: \(error)")
-            retryLater()
+            retryLater(because: "cannot connect: \(error)")
         }
     }
 
@@ -103,18 +104,17 @@ public final class PluginRunner {
         let c = PluginContext(loop: loop, name: plugin.name, stream: stream)
         do { try c.start() } catch {
             c.close()
-            retryLater()
+            retryLater(because: "cannot read from the daemon: \(error)")
             return
         }
         context = c
         c.onClosed = { [unowned self] in
             self.context = nil
             self.plugin.detach()
-            self.log("lost the daemon; reconnecting")
-            self.retryLater()
+            self.retryLater(because: "lost the daemon")
         }
         let attach = { [unowned self] in
-            self.backoffMS = 100
+            self.connectedAt = self.loop.nowMilliseconds
             self.plugin.attach(c)
         }
         if plugin.actsForHost {
@@ -131,7 +131,9 @@ public final class PluginRunner {
         }
     }
 
-    private func retryLater() {
+    /// The connection failed or ended: reconnect after the policy's delay. How long the last
+    /// attached connection lasted is the run the policy judges (0 when it never attached).
+    private func retryLater(because reason: String) {
         guard !stopping else { return }
         if let pid = supervisorPID, getppid() != pid {
             // Started by a daemon that has died (kill -9, crash): a restarted daemon starts its
@@ -140,9 +142,12 @@ public final class PluginRunner {
             stop()
             return
         }
+        let ran = connectedAt.map { loop.nowMilliseconds - $0 } ?? 0
+        connectedAt = nil
+        // No start limit: the decision is always a restart.
+        guard case .restart(let delay) = reconnectPolicy.died(ranForMS: ran) else { return stop() }
+        log("\(reason); reconnecting in \(delay) ms")
         if retryTimer == nil { retryTimer = try? Timer(loop: loop) }
-        let delay = backoffMS
-        backoffMS = min(backoffMS * 2, 5000)
         retryTimer?.start(after: delay) { [unowned self] in self.connect() }
     }
 

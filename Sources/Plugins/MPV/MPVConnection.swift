@@ -14,6 +14,11 @@ struct MPVError: Error, CustomStringConvertible, Equatable {
 /// commands in order, but events and property changes interleave with the replies, so order
 /// alone cannot pair them. Events (`{"event": …}`, observed property changes included) go to
 /// `onEvent` in the order mpv sent them.
+///
+/// mpv answers a command at once (loading and seeking happen after the answer), so a command
+/// left unanswered for `answerTimeoutMS` means mpv is hung (stopped, wedged): the connection then
+/// closes, failing what waited, and tells `onHung` — a hung mpv never holds its callers longer.
+/// The watchdog timer runs only while a command waits: nothing ticks when mpv is idle.
 final class MPVConnection {
     typealias Reply = (Result<JSON, MPVError>) -> Void
 
@@ -21,8 +26,15 @@ final class MPVConnection {
     private let stream: PipeStream
     /// mpv's lines are small, but `playlist` and `metadata` grow with the queue: be generous.
     private var framer = LineFramer(maxLine: 8 << 20)
-    private var pending: [Int64: Reply] = [:]
+    private var pending: [Int64: (reply: Reply, sentAt: UInt64)] = [:]
     private var nextID: Int64 = 1
+    /// How long a command may wait for its answer.
+    var answerTimeoutMS: UInt64 = 1000
+    private var watchdog: Timer?
+    private var watchdogArmed = false
+    /// No answer within `answerTimeoutMS`: the connection has closed (pending commands failed,
+    /// `onClosed` not run); the owner should end the process.
+    var onHung: (() -> Void)?
     /// An event by name with its whole object (`property-change` carries `name` and `data`).
     var onEvent: ((String, [String: JSON]) -> Void)?
     /// The connection ended from mpv's side (it quit or died). Pending commands have failed.
@@ -100,10 +112,29 @@ final class MPVConnection {
         let id = nextID
         nextID += 1
         // Every command gets an id, so a reply is never mistaken for another's.
-        pending[id] = reply ?? { _ in }
+        pending[id] = (reply ?? { _ in }, EventLoop.hrtime())
         var line = JSON.object(["command": .array(arguments), "request_id": .int(id)]).serialized()
         line.append(0x0A)
         stream.write(line)
+        if !watchdogArmed { armWatchdog(afterMS: answerTimeoutMS) }
+    }
+
+    private func armWatchdog(afterMS delay: UInt64) {
+        guard !isClosed else { return }
+        if watchdog == nil { watchdog = try? Timer(loop: loop) }
+        watchdogArmed = true
+        watchdog?.start(after: max(delay, 1)) { [weak self] in self?.watchdogFired() }
+    }
+
+    /// The oldest waiting command is overdue: hung. Otherwise wait until it would be.
+    private func watchdogFired() {
+        watchdogArmed = false
+        guard !isClosed, let oldest = pending.values.map(\.sentAt).min() else { return }
+        let waitedMS = (EventLoop.hrtime() - oldest) / 1_000_000
+        guard waitedMS >= answerTimeoutMS else { return armWatchdog(afterMS: answerTimeoutMS - waitedMS) }
+        let hung = onHung
+        close()
+        hung?()
     }
 
     /// Reads one property; `reply` gets its value (`.null` when mpv has none, e.g. while idle).
@@ -120,6 +151,10 @@ final class MPVConnection {
         isClosed = true
         onClosed = nil
         onEvent = nil
+        onHung = nil
+        watchdog?.close()
+        watchdog = nil
+        watchdogArmed = false
         failPending()
         stream.close()
     }
@@ -134,7 +169,7 @@ final class MPVConnection {
     private func failPending() {
         let waiting = pending
         pending.removeAll()
-        for id in waiting.keys.sorted() { waiting[id]?(.failure(MPVError("the connection to mpv closed"))) }
+        for id in waiting.keys.sorted() { waiting[id]?.reply(.failure(MPVError("the connection to mpv closed"))) }
     }
 
     private func received(_ bytes: UnsafeRawBufferPointer) {
@@ -152,9 +187,13 @@ final class MPVConnection {
             if let name = o["event"]?.stringValue {
                 onEvent?(name, o)
             } else if let id = o["request_id"].flatMap({ $0.intValue }).map(Int64.init),
-                      let reply = pending.removeValue(forKey: id) {
+                      let waiting = pending.removeValue(forKey: id) {
+                if pending.isEmpty, watchdogArmed {
+                    watchdog?.stop()
+                    watchdogArmed = false
+                }
                 let status = o["error"]?.stringValue ?? "success"
-                reply(status == "success" ? .success(o["data"] ?? .null) : .failure(MPVError(status)))
+                waiting.reply(status == "success" ? .success(o["data"] ?? .null) : .failure(MPVError(status)))
             }
         }
     }

@@ -4,9 +4,11 @@ import PlayerHost
 /// One mpv session's player: the `mpv` child process, its IPC connection, the mirror of its
 /// state, and the `player.sync` reports to the host at key moments (see `+Reporting`).
 ///
-/// It supervises mpv: when mpv dies the session is reported `failed`, mpv is started again with
-/// a doubling backoff, and the queue, item, position, pause state and modes are restored. Five
-/// quick deaths in a row and it gives up (`phase` failed) until the next `load`.
+/// It supervises mpv: when mpv dies the session is reported `failed`, mpv is started again under
+/// the `RestartPolicy` (doubling backoff; the fifth quick death in a row gives up, `phase`
+/// failed, until the next `load`), and the queue, item, position, pause state and modes are
+/// restored. An mpv that stops answering (`MPVConnection`'s watchdog) is killed and counts as a
+/// death: one hung mpv never holds another session's commands.
 final class MPVController {
     enum Phase: String { case starting, running, restarting, failed, stopped }
 
@@ -47,9 +49,10 @@ final class MPVController {
     private var killTimer: Timer?
     private var idleTimer: Timer?
     private var awaitingIdle = false
-    private var backoffMS: UInt64 = 250
-    private var quickDeaths = 0
+    private var restartPolicy: RestartPolicy
     private var startedAt: UInt64 = 0
+    /// Why mpv was killed by us while it should run (it stopped answering), for the death's log.
+    private var killedBecause: String?
     private(set) var restarts = 0
     var restore: Restore?
     var restoreStage: RestoreStage?
@@ -78,6 +81,7 @@ final class MPVController {
         self.loop = loop
         self.options = options
         self.socketPath = socketPath
+        restartPolicy = options.restartPolicy
     }
 
     var pid: Int32? { process.flatMap { $0.exit == nil ? $0.pid : nil } }
@@ -98,13 +102,19 @@ final class MPVController {
     /// Starts mpv unless it runs (or is being started).
     func start() {
         guard phase == .stopped || phase == .failed || phase == .restarting, process == nil else { return }
-        if phase != .restarting { quickDeaths = 0; backoffMS = 250 }
+        if phase != .restarting { restartPolicy.reset() }
         phase = .starting
+        startedAt = 0
+        killedBecause = nil
         unlink(socketPath)
         let (program, args) = options.command(socket: socketPath, audioOutput: audioOutput, videoOutput: videoOutput)
         let p: ChildProcess
         do {
+            // A clean environment and a directory of its own (the private 0700 one holding its
+            // socket): whatever mpv writes by itself lands there, not in the daemon's directory.
             p = try ChildProcess(loop: loop, executable: program, arguments: args,
+                                 environment: options.environment,
+                                 workingDirectory: SocketLocation.directory(of: socketPath),
                                  stdio: [.ignore, .ignore, .inherit],
                                  // Strong on purpose: a stopped controller dropped by the plugin
                                  // lives until its mpv exits, to reap it and close its handles.
@@ -133,7 +143,9 @@ final class MPVController {
 
     private func connected(_ c: MPVConnection) {
         connection = c
+        c.answerTimeoutMS = options.answerTimeoutMS
         c.onEvent = { [unowned self] name, o in self.event(name, o) }
+        c.onHung = { [weak self] in self?.hung() }
         // The socket closing with the process alive means mpv is wedged: end it, and the exit
         // restarts it like any death.
         c.onClosed = { [weak self] in try? self?.process?.kill(SIGKILL) }
@@ -145,6 +157,17 @@ final class MPVController {
         awaitingIdle = true
         idleTimer = try? Timer(loop: loop)
         idleTimer?.start(after: 3000) { [weak self] in self?.becameIdle() }
+    }
+
+    /// mpv left a command unanswered too long (stopped, wedged): what waited on it has failed;
+    /// kill it (SIGKILL ends a stopped process too), and its exit restarts it like any death.
+    private func hung() {
+        connection = nil
+        guard let p = process, p.exit == nil else { return }
+        let why = "did not answer within \(options.answerTimeoutMS) ms"
+        killedBecause = why
+        log("mpv for session \(session) (pid \(p.pid)) \(why); killing it")
+        try? p.kill(SIGKILL)
     }
 
     /// mpv is up and idle: restore or report, then run what waited for it.
@@ -179,7 +202,7 @@ final class MPVController {
             if removesDirectoryOnExit { rmdir(SocketLocation.directory(of: socketPath)) }
             return
         }
-        let how = exit.signal != 0 ? "killed by signal \(exit.signal)" : "exited with status \(exit.status)"
+        let how = killedBecause ?? (exit.signal != 0 ? "killed by signal \(exit.signal)" : "exited with status \(exit.status)")
         died(reason: how)
     }
 
@@ -191,7 +214,7 @@ final class MPVController {
         idleTimer?.close()
         idleTimer = nil
         let ranFor = startedAt == 0 ? 0 : (EventLoop.hrtime() - startedAt) / 1_000_000
-        if ranFor > 10_000 { quickDeaths = 0; backoffMS = 250 } else { quickDeaths += 1 }
+        let decision = restartPolicy.died(ranForMS: ranFor)
         // A death during a restore keeps the restore it was doing: the state is half-rebuilt.
         if restore == nil, state.hasItems {
             restore = Restore(urls: state.playlist.map(\.filename), index: state.playlistPos >= 0 ? state.playlistPos : state.lastIndex,
@@ -203,16 +226,14 @@ final class MPVController {
         seeking = false
         fireRestartWaiters()
         reportFailure()
-        guard quickDeaths <= 5 else {
+        guard case .restart(let delay) = decision else {
             phase = .failed
-            log("mpv for session \(session) \(reason); gave up after \(quickDeaths) quick failures")
-            failWaiters(MPVError("mpv keeps dying (\(reason)); gave up after \(quickDeaths) quick failures"))
+            log("mpv for session \(session) \(reason); gave up after \(restartPolicy.quickDeaths) quick failures in a row")
+            failWaiters(MPVError("mpv keeps dying (\(reason)); gave up after \(restartPolicy.quickDeaths) quick failures in a row"))
             return
         }
         phase = .restarting
         restarts += 1
-        let delay = backoffMS
-        backoffMS = min(backoffMS * 2, 8000)
         log("mpv for session \(session) \(reason); restarting in \(delay) ms")
         if restartTimer == nil { restartTimer = try? Timer(loop: loop) }
         restartTimer?.start(after: delay) { [weak self] in self?.start() }
@@ -391,6 +412,8 @@ final class MPVController {
             c.command(command) { [weak self] result in
                 if case .failure(let e) = result, refused == nil { refused = e }
                 guard last, let self else { return }
+                // mpv went away (died, or hung and killed) before answering: nothing was done.
+                if c.isClosed { return reply(.commandFailed) }
                 if let e = refused, !plan.ignoresRefusal {
                     self.seeking = false
                     self.log("mpv refused \(command.first?.stringValue ?? "?") in session \(self.session): \(e.message)")

@@ -15,26 +15,44 @@ public struct MPVOptions: Sendable, Equatable {
     /// `setpriv`, when present: mpv then gets SIGKILL if the daemon dies without cleaning up
     /// (SIGKILL, a crash), instead of playing on with nobody controlling it.
     public var parentDeathWrapper: String?
+    /// What requests may ask for (outputs, URL schemes).
+    public var policy: MPVRequestPolicy
+    /// mpv's whole environment (see `MPVRequestPolicy.childEnvironment`); nil inherits the
+    /// daemon's, for tests only.
+    public var environment: [String: String]?
+    /// How long mpv may take to answer a command before it is taken for hung, killed and
+    /// restarted. mpv answers IPC commands at once (loading and seeking happen later), so a
+    /// second is ample; it bounds how long a hung mpv can hold anything.
+    public var answerTimeoutMS: UInt64 = 1000
+    /// When mpv is restarted after it died, and when it is given up on.
+    public var restartPolicy = RestartPolicy.standard
 
     public init(executable: String, audioOutput: String = "null", videoOutput: String = "null",
-                extraArguments: [String] = [], parentDeathWrapper: String? = nil) {
+                extraArguments: [String] = [], parentDeathWrapper: String? = nil,
+                policy: MPVRequestPolicy = MPVRequestPolicy(), environment: [String: String]? = nil) {
         self.executable = executable
         self.audioOutput = audioOutput
         self.videoOutput = videoOutput
         self.extraArguments = extraArguments
         self.parentDeathWrapper = parentDeathWrapper
+        self.policy = policy
+        self.environment = environment
     }
 
     /// From the environment: `PLAYERHOST_MPV` (the binary; default `mpv` in PATH; empty or
-    /// `off` disables), `PLAYERHOST_MPV_AO`, `PLAYERHOST_MPV_VO` (default `null`). Nil when no
+    /// `off` disables), `PLAYERHOST_MPV_AO`, `PLAYERHOST_MPV_VO` (default `null`; the operator's
+    /// choice, not limited like a request's), and the configuration's `[mpv]` table. Nil when no
     /// mpv is found.
-    public static func fromEnvironment(_ env: [String: String] = SocketLocation.currentEnvironment()) -> MPVOptions? {
+    public static func fromEnvironment(_ env: [String: String] = SocketLocation.currentEnvironment(),
+                                       config: MPVConfig? = nil) -> MPVOptions? {
         let wanted = env["PLAYERHOST_MPV"] ?? "mpv"
         guard wanted != "", wanted != "off", let path = locate(wanted, path: env["PATH"]) else { return nil }
         return MPVOptions(executable: path,
                           audioOutput: env["PLAYERHOST_MPV_AO"].flatMap { $0.isEmpty ? nil : $0 } ?? "null",
                           videoOutput: env["PLAYERHOST_MPV_VO"].flatMap { $0.isEmpty ? nil : $0 } ?? "null",
-                          parentDeathWrapper: locate("setpriv", path: env["PATH"]))
+                          parentDeathWrapper: locate("setpriv", path: env["PATH"]),
+                          policy: MPVRequestPolicy(extraSchemes: config?.urlSchemes ?? []),
+                          environment: MPVRequestPolicy.childEnvironment(env))
     }
 
     /// `name` itself if it has a slash and is executable, else the first executable `name` in

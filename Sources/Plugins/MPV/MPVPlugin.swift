@@ -23,7 +23,9 @@ public final class MPVPlugin: SessionPlugin {
     public init(options: MPVOptions) { self.options = options }
 
     /// The plugin if mpv is installed (see `MPVOptions.fromEnvironment`), else nil.
-    public static func fromEnvironment() -> MPVPlugin? { MPVOptions.fromEnvironment().map(MPVPlugin.init) }
+    public static func fromEnvironment(config: MPVConfig? = nil) -> MPVPlugin? {
+        MPVOptions.fromEnvironment(config: config).map(MPVPlugin.init)
+    }
 
     public func attach(_ c: PluginContext) {
         context = c
@@ -91,6 +93,15 @@ public final class MPVPlugin: SessionPlugin {
         let urls = list.compactMap(\.stringValue)
         guard urls.count == list.count, !urls.contains(where: \.isEmpty) else {
             return reply(.failure(.invalidParams("urls: each must be a non-empty string", param: "urls")))
+        }
+        // Checked before anything is created or started: a refused request changes nothing.
+        for (i, url) in urls.enumerated() {
+            if let why = options.policy.checkURL(url) { return reply(.failure(.invalidParams("urls[\(i)]: \(why)", param: "urls"))) }
+        }
+        for (key, check) in [("ao", options.policy.checkAudioOutput), ("vo", options.policy.checkVideoOutput)] {
+            guard let value = p[key] else { continue }
+            guard let name = value.stringValue else { return reply(.failure(.invalidParams("\(key): a string is required", param: key))) }
+            if let why = check(name) { return reply(.failure(.invalidParams(why, param: key))) }
         }
         let replace = p["replace"]?.boolValue ?? false
         let named = p["session"]?.stringValue
