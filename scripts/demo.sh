@@ -32,4 +32,17 @@ echo
 echo
 "$bin/npctl" sessions
 echo
-echo "npctl is $bin/npctl — try: npctl play-pause, npctl position 30+, npctl open FILE, npctl promote pip, npctl doctor, npctl daemon stop"
+# Every command suggested here works from the state the demo leaves (NpctlExampleTests
+# runs the same story). mpv started last, so it interrupted the other sessions' audio: pip
+# must get its audio back (activate) before it can become Now Playing (promote).
+cat <<EOF
+npctl is $bin/npctl — try:
+  npctl play-pause                          # pause/resume Now Playing, through its command center
+  npctl position 30+                        # 30 s forward (also 1:30, -5, 10-)
+  npctl activate pip && npctl promote pip   # pip's audio was interrupted: resume it; PiP expanded → pip is Now Playing
+  npctl activate main && npctl demote pip   # PiP minimized → main takes over again
+  npctl open FILE                           # play a file of yours in the mpv session
+  npctl watch                               # live view: space, n, p, ←/→, q
+  npctl doctor                              # why each session is or is not Now Playing
+  npctl daemon stop
+EOF

@@ -3,8 +3,10 @@
 set -euo pipefail
 
 # mpv plays the demo's and the tests' mpv sessions; sox (with its Ogg Vorbis format) makes the
-# tagged audio file they play.
-packages=(libuv1-dev pkg-config socat python3 mpv sox libsox-fmt-base libvips-dev libavformat-dev libcurl4-openssl-dev ffmpeg)
+# tagged audio file they play. tmux runs `npctl watch` in a real terminal for its tests. libvips,
+# libavformat and ffmpeg decode and make artwork (the helper, the tests, the demo's cover); libcurl
+# fetches remote artwork.
+packages=(libuv1-dev pkg-config socat python3 mpv sox libsox-fmt-base tmux libvips-dev libavformat-dev libcurl4-openssl-dev ffmpeg)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

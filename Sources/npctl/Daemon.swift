@@ -4,11 +4,26 @@ import PlayerHost
 
 struct Daemon: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "daemon",
         abstract: "Start, stop or query the daemon.",
+        discussion: """
+            Examples:
+              npctl daemon start
+              npctl daemon start -- --config examples/demo.toml
+              npctl daemon status
+              npctl daemon stop
+            """,
         subcommands: [Start.self, Stop.self, Status.self])
 
     struct Start: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Start playerhostd in the background.")
+        static let configuration = CommandConfiguration(
+            commandName: "start",
+            abstract: "Start playerhostd in the background.",
+            discussion: """
+                Examples:
+                  npctl daemon start
+                  npctl daemon start -- --config examples/demo.toml
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(parsing: .captureForPassthrough, help: "Extra arguments for playerhostd.")
         var extra: [String] = []
@@ -30,7 +45,13 @@ struct Daemon: ParsableCommand {
     }
 
     struct Stop: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Ask playerhostd to shut down, and wait until it has.")
+        static let configuration = CommandConfiguration(
+            commandName: "stop",
+            abstract: "Ask playerhostd to shut down, and wait until it has.",
+            discussion: """
+                Examples:
+                  npctl daemon stop
+                """)
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
@@ -54,7 +75,14 @@ struct Daemon: ParsableCommand {
     }
 
     struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Say whether playerhostd runs (exit 3 if not).")
+        static let configuration = CommandConfiguration(
+            commandName: "status",
+            abstract: "Say whether playerhostd runs (exit 3 if not).",
+            discussion: """
+                Examples:
+                  npctl daemon status
+                  npctl --json daemon status
+                """)
         @OptionGroup var global: GlobalOptions
 
         func run() throws {

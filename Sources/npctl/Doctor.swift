@@ -7,7 +7,14 @@ import PlayerHost
 /// It is a report, so faults do not fail it (exit 0); an unknown session does (exit 1).
 struct Doctor: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Diagnose sessions: eligibility, audio, commands, info keys, faults and their fixes (exit 0 even with faults).")
+        commandName: "doctor",
+        abstract: "Diagnose sessions: eligibility, audio, commands, info keys, faults and their fixes (exit 0 even with faults).",
+        discussion: """
+            Examples:
+              npctl doctor
+              npctl doctor pip
+              npctl --json doctor pip
+            """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
     @Argument(help: ArgumentHelp("Session id (default: every session).", valueName: "id")) var id: String?

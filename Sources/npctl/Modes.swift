@@ -1,27 +1,22 @@
 import ArgumentParser
 import PlayerHost
 
-/// Repeat and shuffle, which live in two places: the session's command center
-/// (`changeRepeatMode`/`changeShuffleMode` with `currentRepeatType`/`currentShuffleType`) and
-/// its players (`repeatMode`/`shuffleMode`).
-///
-/// Which one we use: the command center when the session offers the command (enabled and
-/// targeted), because that is the app's own answer to a remote — it may do more than flip a
-/// player flag, and it is what media keys and MPRIS go through. Only when the command is
-/// unavailable (the demo's clock sessions: `bindDefaults` does not cover repeat/shuffle) do we
-/// fall back to `player.setRepeat`/`player.setShuffle` on the session's player 0, which is
-/// what the app itself would have done.
+/// Repeat and shuffle. Setting goes through the session's command center
+/// (`changeRepeatMode`/`changeShuffleMode`) like every other verb: that is the app's own
+/// answer to a remote, and what media keys and MPRIS go through. A session whose command is
+/// disabled refuses, and npctl says so — it never goes around the command center to the
+/// player. Reading shows the command's `currentRepeatType`/`currentShuffleType`, or, when the
+/// session does not offer the command, its player 0's mode.
 struct ModeSwitch {
     let command: String  // changeRepeatMode
     let payloadKey: String  // repeatType
     let currentKey: String  // currentRepeatType
-    let playerMethod: String  // player.setRepeat
     let playerKey: String  // repeatMode
 
     static let loop = ModeSwitch(command: "changeRepeatMode", payloadKey: "repeatType", currentKey: "currentRepeatType",
-                                 playerMethod: "player.setRepeat", playerKey: "repeatMode")
+                                 playerKey: "repeatMode")
     static let shuffle = ModeSwitch(command: "changeShuffleMode", payloadKey: "shuffleType", currentKey: "currentShuffleType",
-                                    playerMethod: "player.setShuffle", playerKey: "shuffleMode")
+                                    playerKey: "shuffleMode")
 
     /// The current mode and where it came from (`command` or `player`).
     func current(_ remote: Remote, _ target: SessionOption) throws -> (session: String, mode: String, source: String) {
@@ -33,25 +28,9 @@ struct ModeSwitch {
         return (id, mode, "player")
     }
 
-    /// Sets `mode`: through the command when it is available, else on player 0.
+    /// Sets `mode` through the command center; a disabled command is an error (exit 1).
     func set(_ mode: String, _ remote: Remote, _ target: SessionOption) throws {
-        var p: [String: JSON] = ["command": .string(command), payloadKey: .string(mode)]
-        if let id = target.session { p["session"] = .string(id) }
-        let sent: JSON?
-        do throws(ClientError) { sent = try remote.client.call("command.send", p) } catch {
-            let unavailable = [RPCErrorCode.commandDisabled, .commandHasNoTarget].map(\.rawValue)
-            guard case .rpc(let e) = error, unavailable.contains(e.code) else { throw Remote.failure(error) }
-            sent = nil
-        }
-        if let r = sent {
-            if remote.global.json { Swift.print(r.jsonString) }
-            let status = r["status"]?.stringValue ?? "unknown"
-            if status != "success" { throw Failure("\(command) on \(r["session"]?.stringValue ?? "?"): \(status)") }
-            return
-        }
-        let id = try remote.resolve(target)
-        let player = try remote.call(playerMethod, ["session": .string(id), "player": 0, "mode": .string(mode)])
-        if remote.global.json { Swift.print(player.jsonString) }
+        try remote.sendReporting(command, session: target.session, [payloadKey: .string(mode)])
     }
 
     func print(_ c: (session: String, mode: String, source: String), json: Bool) {
@@ -66,7 +45,16 @@ struct ModeSwitch {
 /// `npctl loop [off|one|all]`.
 struct Loop: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print or set the repeat mode: off, one, all (playerctl's None, Track, Playlist work too).")
+        commandName: "loop",
+        abstract: "Print or set the repeat mode: off, one, all (playerctl's None, Track, Playlist work too).",
+        discussion: """
+            Setting goes through command changeRepeatMode; a session that has it disabled refuses.
+
+            Examples:
+              npctl loop
+              npctl loop one
+              npctl loop Playlist -s mpv
+            """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
     @Argument(help: ArgumentHelp("off, one or all.", valueName: "mode")) var mode: String?
@@ -93,7 +81,16 @@ struct Loop: ParsableCommand {
 /// `npctl shuffle [off|items|collections|toggle]`.
 struct Shuffle: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print or set the shuffle mode: off, items, collections, or toggle (on = items).")
+        commandName: "shuffle",
+        abstract: "Print or set the shuffle mode: off, items, collections, or toggle (on = items).",
+        discussion: """
+            Setting goes through command changeShuffleMode; a session that has it disabled refuses.
+
+            Examples:
+              npctl shuffle
+              npctl shuffle toggle
+              npctl shuffle off -s mpv
+            """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
     @Argument(help: ArgumentHelp("off, items, collections or toggle.", valueName: "mode")) var mode: String?

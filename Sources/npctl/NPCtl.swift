@@ -9,18 +9,55 @@ struct NPCtl: ParsableCommand {
         commandName: "npctl",
         abstract: "Control the PlayerHost daemon.",
         discussion: """
-            Verbs act on the Now Playing session unless -s/--session names another.
-            Errors print one line on stderr and exit non-zero.
+            Verbs act on the Now Playing session unless -s/--session (or -p/--player) names
+            another. Global options go before or after the verb: npctl -s pip status.
+
+            Errors print one line on stderr and exit non-zero (2 for a usage error).
+
+            Examples:
+              npctl status
+              npctl -s pip --json status
+              npctl toggle
+              npctl position 1:30
+              npctl watch
+
             Shell completions: npctl --generate-completion-script bash|zsh|fish
             """,
         version: HostVersion.string,
         subcommands: [
-            StatusCommand.self, Sessions.self,
+            StatusCommand.self, Sessions.self, Watch.self,
             Play.self, Pause.self, PlayPause.self, Stop.self, Next.self, Previous.self,
             Position.self, SkipForward.self, SkipBackward.self, Rate.self, Loop.self, Shuffle.self,
-            Metadata.self, Promote.self, Demote.self, Doctor.self,
+            Metadata.self, Queue.self, Promote.self, Demote.self, Activate.self, Doctor.self,
             Open.self, PluginList.self, Ping.self, Call.self, Daemon.self, ArtworkCommand.self,
         ])
+
+    /// Every verb and alias, with its sub-verbs, for `GlobalOptionHoisting`.
+    /// Every verb names itself in its configuration: the parser's fallback, a name derived
+    /// from the type (`String(describing:)`), costs a dynamic cast that scans every protocol
+    /// conformance in the process — a third of npctl's start-up when done for each verb.
+    static var verbTable: [String: [String]] {
+        func name(_ c: ParsableCommand.Type) -> String { c.configuration.commandName ?? c._commandName }
+        var table: [String: [String]] = [:]
+        for verb in configuration.subcommands {
+            let subverbs = verb.configuration.subcommands.flatMap { [name($0)] + $0.configuration.aliases }
+            for n in [name(verb)] + verb.configuration.aliases { table[n] = subverbs }
+        }
+        return table
+    }
+
+    /// Global options are taken before the verb too (see `GlobalOptionHoisting`); an unknown
+    /// verb gets the closest known one.
+    static func main() {
+        switch GlobalOptionHoisting.arrange(Array(CommandLine.arguments.dropFirst()), verbs: verbTable) {
+        case .arguments(let args):
+            main(args)
+        case .unknownVerb(let verb, let suggestion):
+            let hint = suggestion.map { " — did you mean '\($0)'?" } ?? " (npctl --help lists the verbs)"
+            Stderr.write("npctl: unknown verb '\(verb)'\(hint)\n")
+            Glibc.exit(2)
+        }
+    }
 }
 
 /// Options every subcommand takes.
@@ -34,7 +71,15 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: "Seconds to wait for an answer.")
     var timeout: Double = 10
 
+    @Option(name: .long, help: ArgumentHelp("Language for localized values (default: from LC_ALL, LC_MESSAGES or LANG; then und).", valueName: "tag"))
+    var lang: String?
+
     var socketPath: String { SocketLocation.resolve(explicit: socket) }
+
+    /// The language localized values are read in; nil means `und`.
+    var language: String? {
+        LanguagePreference.resolve(explicit: lang) { name in getenv(name).map { String(cString: $0) } }
+    }
 
     /// Connects, or exits with one clear line.
     func connect() throws -> ControlClient {
@@ -76,7 +121,13 @@ enum Stderr {
 }
 
 struct Ping: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Check that the daemon answers.")
+    static let configuration = CommandConfiguration(
+        commandName: "ping",
+        abstract: "Check that the daemon answers.",
+        discussion: """
+            Examples:
+              npctl ping
+            """)
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
@@ -91,8 +142,14 @@ struct Ping: ParsableCommand {
 
 struct Call: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "call",
         abstract: "Call any method; print its result as JSON.",
-        discussion: "Example: npctl call host.stats   or   npctl call session.get '{\"session\":\"main\"}'")
+        discussion: """
+            Examples:
+              npctl call host.stats
+              npctl call session.get '{"session":"main"}'
+              npctl call rpc.discover
+            """)
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: "Method name, e.g. host.stats.")

@@ -5,11 +5,16 @@ import PlayerHost
 /// `npctl open FILE|URL… [-s SESSION] [--replace]`: play files in an mpv session (`mpv.open`).
 struct Open: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "open",
         abstract: "Open files or URLs in an mpv session (created if needed) and play them.",
         discussion: """
-            Without -s they go to the most recently used mpv session, or a new one. Relative files
-            are made absolute (the daemon runs elsewhere). --replace replaces the queue instead of
-            appending to it. Prints the session id.
+            Without -s they go to the most recently used mpv session, or a new one. Relative \
+            files are made absolute (the daemon runs elsewhere). --replace replaces the queue \
+            instead of appending to it. Prints the session id.
+
+            Examples:
+              npctl open song.ogg https://example.org/radio.mp3
+              npctl open -s other --replace ~/Music/*.flac
             """)
     @OptionGroup var global: GlobalOptions
 

@@ -8,10 +8,14 @@ struct PluginList: ParsableCommand {
         commandName: "plugins",
         abstract: "List plugins: name, kind (builtin or process), state, pid, restarts, last exit or error.",
         discussion: """
-            States: running, starting, backoff (waiting to restart), failed (stopped after the
-            start limit), stopped. Plugins are executables in the plugin directory
-            ($XDG_CONFIG_HOME/playerhost/plugins or the config's plugin_dir) or named in the
+            States: running, starting, backoff (waiting to restart), failed (stopped after \
+            the start limit), stopped. Plugins are executables in the plugin directory \
+            ($XDG_CONFIG_HOME/playerhost/plugins or the config's plugin_dir) or named in the \
             config with [[plugin]] path = "…".
+
+            Examples:
+              npctl plugins
+              npctl --json plugins
             """)
     @OptionGroup var global: GlobalOptions
 

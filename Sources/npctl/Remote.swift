@@ -1,10 +1,17 @@
 import ArgumentParser
 import PlayerHost
 
-/// `-s/--session`, taken by every verb that acts on one session.
+/// `-s/--session` (`-p/--player` for playerctl fingers), taken by every verb that acts on one session.
 struct SessionOption: ParsableArguments {
-    @Option(name: [.short, .long], help: ArgumentHelp("Session id (default: the Now Playing session).", valueName: "id"))
+    @Option(name: [.short, .long, .customShort("p"), .customLong("player")],
+            help: ArgumentHelp("Session id (default: the Now Playing session).", valueName: "id"))
     var session: String?
+}
+
+/// `-a/--all`, for verbs that can act on every session at once (`npctl -a pause`).
+struct AllOption: ParsableArguments {
+    @Flag(name: [.short, .long], help: "Act on every session (those whose command is unavailable are skipped).")
+    var all = false
 }
 
 /// One connection to the daemon for the whole verb, so a verb that needs several calls
@@ -19,6 +26,11 @@ struct Remote {
         client = try global.connect()
     }
 
+    init(client: ControlClient, global: GlobalOptions) {
+        self.client = client
+        self.global = global
+    }
+
     /// Calls `method`; daemon errors become one-line failures.
     @discardableResult
     func call(_ method: String, _ params: [String: JSON] = [:]) throws -> JSON {
@@ -29,10 +41,21 @@ struct Remote {
 
     /// The message for a client error, with the one case a user can fix from the shell spelled out.
     static func failure(_ error: ClientError) -> Failure {
-        if case .rpc(let e) = error, e.code == RPCErrorCode.noNowPlayingSession.rawValue {
-            return Failure(Self.nothingPlaying)
+        if case .rpc(let e) = error {
+            if e.code == RPCErrorCode.noNowPlayingSession.rawValue { return Failure(Self.nothingPlaying) }
+            // The daemon names what it accepts in `data`; say it in the line a user reads.
+            if let rates = e.data?["supportedPlaybackRates"]?.arrayValue {
+                return Failure(e.message + " (supported: " + rates.map(TimeText.text).joined(separator: ", ") + ")")
+            }
         }
         return Failure(error.description)
+    }
+
+    /// True when `error` says the command cannot be sent at all (disabled or no target): the
+    /// sessions `-a` skips.
+    static func isUnavailable(_ error: ClientError) -> Bool {
+        guard case .rpc(let e) = error else { return false }
+        return [RPCErrorCode.commandDisabled, .commandHasNoTarget].map(\.rawValue).contains(e.code)
     }
 
     static let nothingPlaying = "nothing is Now Playing; name a session with -s"
@@ -48,9 +71,9 @@ struct Remote {
 
     /// What a session shows now: `nowPlaying.get` (or `info.get` for `-s`, which has the same
     /// shape). Nil only when nothing is Now Playing and no session was named.
-    func snapshot(_ option: SessionOption) throws -> Snapshot? {
+    func snapshot(_ option: SessionOption) throws -> InfoSnapshot? {
         let raw = try rawSnapshot(option)
-        return raw.isNull ? nil : Snapshot(raw)
+        return raw.isNull ? nil : InfoSnapshot(raw, language: global.language)
     }
 
     /// The raw reply behind `snapshot`, for `--json`.
@@ -60,7 +83,7 @@ struct Remote {
     }
 
     /// Like `snapshot`, but nothing Now Playing is an error.
-    func requireSnapshot(_ option: SessionOption) throws -> Snapshot {
+    func requireSnapshot(_ option: SessionOption) throws -> InfoSnapshot {
         guard let s = try snapshot(option) else { throw Failure(Self.nothingPlaying) }
         return s
     }
@@ -83,5 +106,34 @@ struct Remote {
         if status != "success" {
             throw Failure("\(command) on \(r["session"]?.stringValue ?? "?"): \(status)")
         }
+    }
+
+    /// Every session's id, in the daemon's order.
+    func sessionIDs() throws -> [String] {
+        try call("session.list").arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+    }
+
+    /// `-a`: sends `command` to every session whose command is available. Failures print one
+    /// line each; exit 1 if any failed or no session could take the command.
+    func sendToAll(_ command: String, _ payload: [String: JSON] = [:]) throws {
+        var sent = 0
+        var failed = 0
+        for id in try sessionIDs() {
+            var p = payload
+            p["command"] = .string(command)
+            p["session"] = .string(id)
+            do throws(ClientError) {
+                let r = try client.call("command.send", p)
+                if global.json { print(r.jsonString) }
+                sent += 1
+                let status = r["status"]?.stringValue ?? "unknown"
+                if status != "success" { failed += 1; Stderr.write("npctl: \(command) on \(id): \(status)\n") }
+            } catch {
+                if Self.isUnavailable(error) { continue }
+                throw Self.failure(error)
+            }
+        }
+        if sent == 0 { throw Failure("no session takes \(command)") }
+        if failed > 0 { throw ExitCode(1) }
     }
 }

@@ -1,29 +1,33 @@
 import ArgumentParser
 import PlayerHost
 
-/// `npctl position [S][+|-]`: print or change the position, playerctl's syntax.
+/// `npctl position [POS]`: print or change the position, in playerctl's and mpc's syntax.
 struct Position: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print the position in seconds, or seek: S (to S), S+ / S- (S seconds forward / back).",
-        discussion: "Seeks go through command changePlaybackPosition. Relative seeks start from the position computed now.")
+        commandName: "position",
+        abstract: "Print the position in seconds, or seek to a time or by some seconds.",
+        discussion: """
+            POS is S, M:SS or H:MM:SS (seek to), or relative: +S / -S (mpc) or S+ / S- \
+            (playerctl). Seeks go through command changePlaybackPosition. Relative seeks start \
+            from the position computed now and stop at 0 and at the end.
+
+            Examples:
+              npctl position            # prints e.g. 83.235
+              npctl position 1:30       # seek to 1:30
+              npctl position 10+        # 10 s forward
+              npctl position -5         # 5 s back
+            """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
 
-    @Argument(help: ArgumentHelp("Seconds; a trailing + or - makes it relative (30, 10+, 10-).", valueName: "offset"))
+    @Argument(help: ArgumentHelp("S, M:SS, H:MM:SS, +S, -S, S+ or S-.", valueName: "pos"))
     var offset: String?
 
-    /// `30` → (30, nil); `10+` → (10, +1); `10-` → (10, -1). A leading `+` is allowed too; a
-    /// leading `-` cannot reach us (the parser takes it for an option), hence playerctl's suffix.
-    static func parse(_ s: String) throws -> (value: Double, sign: Double?) {
-        var t = Substring(s)
-        var sign: Double?
-        if t.hasSuffix("+") { sign = 1; t.removeLast() } else if t.hasSuffix("-") { sign = -1; t.removeLast() } else if t.hasPrefix("+") {
-            sign = 1; t.removeFirst()
+    static func parse(_ s: String) throws -> PositionRequest {
+        guard let r = PositionRequest(s) else {
+            throw Failure("position: '\(s)' is not a time: use \(PositionRequest.forms)", code: 2)
         }
-        guard let v = Double(t), v.isFinite, v >= 0 else {
-            throw Failure("position: '\(s)' is not seconds, S+ or S- (e.g. 30, 10+, 10-)", code: 2)
-        }
-        return (v, sign)
+        return r
     }
 
     func run() throws {
@@ -39,15 +43,13 @@ struct Position: ParsableCommand {
                 }
                 return
             }
-            guard let sign = request.sign else {
-                return try remote.sendReporting("changePlaybackPosition", session: target.session,
-                                                ["position": .double(request.value)])
+            if case .absolute(let to) = request {
+                return try remote.sendReporting("changePlaybackPosition", session: target.session, ["position": .double(to)])
             }
             // Relative: from where the session is now, sent to that same session (not whatever
             // is Now Playing by the time the seek arrives).
             let s = try remote.requireSnapshot(target)
-            var to = max(0, s.position + sign * request.value)
-            if let d = s.duration, d > 0 { to = min(to, d) }
+            let to = request.target(from: s.position, duration: s.duration)
             try remote.sendReporting("changePlaybackPosition", session: s.session, ["position": .double(to)])
         }
     }
@@ -57,7 +59,12 @@ struct Position: ParsableCommand {
 struct SkipForward: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "skip-forward",
-        abstract: "Skip forward (command skipForward; default interval: the session's preferredIntervals[0]).")
+        abstract: "Skip forward (command skipForward; default interval: the session's preferredIntervals[0]).",
+        discussion: """
+            Examples:
+              npctl skip-forward
+              npctl skip-forward 30
+            """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
     @Argument(help: ArgumentHelp("Seconds.", valueName: "interval")) var interval: Double?
@@ -73,7 +80,12 @@ struct SkipForward: ParsableCommand {
 struct SkipBackward: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "skip-backward",
-        abstract: "Skip backward (command skipBackward; default interval: the session's preferredIntervals[0]).")
+        abstract: "Skip backward (command skipBackward; default interval: the session's preferredIntervals[0]).",
+        discussion: """
+            Examples:
+              npctl skip-backward
+              npctl skip-backward 5
+            """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
     @Argument(help: ArgumentHelp("Seconds.", valueName: "interval")) var interval: Double?
@@ -88,7 +100,16 @@ struct SkipBackward: ParsableCommand {
 /// `npctl rate [R]`.
 struct Rate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print the playback rate (while paused: the rate play resumes at), or set it (command changePlaybackRate; R must be a supported rate).")
+        commandName: "rate",
+        abstract: "Print the playback rate, or set it (command changePlaybackRate).",
+        discussion: """
+            While paused, the rate printed is the one play resumes at. A rate the session \
+            does not support is refused with the list of those it does.
+
+            Examples:
+              npctl rate
+              npctl rate 1.5
+            """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
     @Argument(help: ArgumentHelp("New rate, e.g. 1.5.", valueName: "rate")) var rate: Double?

@@ -3,7 +3,14 @@ import PlayerHost
 
 /// `npctl sessions`: every session as a table; `*` marks the Now Playing one.
 struct Sessions: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List sessions: id, kind, app, active, state, can-become-active (* = Now Playing).")
+    static let configuration = CommandConfiguration(
+        commandName: "sessions",
+        abstract: "List sessions: id, kind, app, active, state, can-become-active (* = Now Playing).",
+        discussion: """
+            Examples:
+              npctl sessions
+              npctl --json sessions
+            """)
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
@@ -41,14 +48,22 @@ enum Table {
 /// `npctl promote ID`: PiP expand — the session becomes its app's active session.
 struct Promote: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Make a session its app's active session (session.becomeActiveIfPossible); exit 1 with the reason if it cannot.")
+        commandName: "promote",
+        abstract: "Make a session its app's active session (session.becomeActiveIfPossible); exit 1 with the reason if it cannot.",
+        discussion: """
+            This is picture-in-picture expanded: the session becomes Now Playing if it is             eligible. A session whose audio was interrupted is not: `npctl activate` it first.
+
+            Examples:
+              npctl promote pip
+              npctl activate pip && npctl promote pip
+            """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
     @Argument(help: ArgumentHelp("Session id (or give -s).", valueName: "id")) var id: String?
 
     func run() throws {
         try reporting {
-            let id = try SessionArgument.pick(id, target)
+            let id = try SessionArgument.pick(id, target, verb: "promote")
             let r = try Remote(global).call("session.becomeActiveIfPossible", ["session": .string(id)])
             if global.json { print(r.jsonString) }
             guard r["active"] == true else {
@@ -62,14 +77,21 @@ struct Promote: ParsableCommand {
 /// `npctl demote ID`: PiP minimize — the app's next eligible session takes over.
 struct Demote: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Stop a session being its app's active session (session.resignActive); another eligible one takes over.")
+        commandName: "demote",
+        abstract: "Stop a session being its app's active session (session.resignActive); another eligible one takes over.",
+        discussion: """
+            This is picture-in-picture minimized.
+
+            Examples:
+              npctl demote pip
+            """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
     @Argument(help: ArgumentHelp("Session id (or give -s).", valueName: "id")) var id: String?
 
     func run() throws {
         try reporting {
-            let id = try SessionArgument.pick(id, target)
+            let id = try SessionArgument.pick(id, target, verb: "demote")
             let r = try Remote(global).call("session.resignActive", ["session": .string(id)])
             if global.json { print(r.jsonString) }
             if r["active"] != false || r["reason"] != nil {
@@ -83,8 +105,8 @@ struct Demote: ParsableCommand {
 /// The session a promote/demote means: the argument, else `-s`. Never the Now Playing
 /// default — promoting "whatever plays" is never what anyone means.
 enum SessionArgument {
-    static func pick(_ argument: String?, _ option: SessionOption) throws -> String {
-        guard let id = argument ?? option.session else { throw Failure("name a session, e.g. npctl promote pip", code: 2) }
+    static func pick(_ argument: String?, _ option: SessionOption, verb: String) throws -> String {
+        guard let id = argument ?? option.session else { throw Failure("name a session, e.g. npctl \(verb) pip", code: 2) }
         return id
     }
 }

@@ -9,52 +9,86 @@ protocol TransportVerb: ParsableCommand {
     static var wireCommand: String { get }
     var global: GlobalOptions { get }
     var target: SessionOption { get }
+    var every: AllOption { get }
 }
 
 extension TransportVerb {
     func run() throws {
-        try reporting { try Remote(global).sendReporting(Self.wireCommand, session: target.session) }
+        try reporting {
+            let remote = try Remote(global)
+            if every.all { return try remote.sendToAll(Self.wireCommand) }
+            try remote.sendReporting(Self.wireCommand, session: target.session)
+        }
+    }
+
+    /// The help text every transport verb shares, with its own examples.
+    static func help(_ what: String, verb: String) -> ArgumentParser.CommandConfiguration {
+        ArgumentParser.CommandConfiguration(
+            commandName: verb,
+            abstract: "\(what) (command \(wireCommand), through the session's command center).",
+            discussion: """
+                Success prints nothing, like playerctl; a refusal prints the reason and exits 1.
+
+                Examples:
+                  npctl \(verb)            # the Now Playing session
+                  npctl \(verb) -s pip     # another session
+                  npctl -a \(verb)         # every session that offers \(wireCommand)
+                """)
     }
 }
 
 struct Play: TransportVerb {
-    static let configuration = CommandConfiguration(abstract: "Play (command play).")
     static let wireCommand = "play"
+    static let configuration = help("Play", verb: "play")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
+    @OptionGroup var every: AllOption
 }
 
 struct Pause: TransportVerb {
-    static let configuration = CommandConfiguration(abstract: "Pause (command pause).")
     static let wireCommand = "pause"
+    static let configuration = help("Pause", verb: "pause")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
+    @OptionGroup var every: AllOption
 }
 
 struct PlayPause: TransportVerb {
-    static let configuration = CommandConfiguration(commandName: "play-pause", abstract: "Toggle play/pause (command togglePlayPause).")
     static let wireCommand = "togglePlayPause"
+    static let configuration: ArgumentParser.CommandConfiguration = {
+        var c = help("Toggle play/pause", verb: "play-pause")
+        c.aliases = ["toggle"]
+        return c
+    }()
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
+    @OptionGroup var every: AllOption
 }
 
 struct Stop: TransportVerb {
-    static let configuration = CommandConfiguration(abstract: "Stop (command stop).")
     static let wireCommand = "stop"
+    static let configuration = help("Stop", verb: "stop")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
+    @OptionGroup var every: AllOption
 }
 
 struct Next: TransportVerb {
-    static let configuration = CommandConfiguration(abstract: "Next track (command nextTrack).")
     static let wireCommand = "nextTrack"
+    static let configuration = help("Next track", verb: "next")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
+    @OptionGroup var every: AllOption
 }
 
 struct Previous: TransportVerb {
-    static let configuration = CommandConfiguration(abstract: "Previous track (command previousTrack).")
     static let wireCommand = "previousTrack"
+    static let configuration: ArgumentParser.CommandConfiguration = {
+        var c = help("Previous track", verb: "previous")
+        c.aliases = ["prev"]
+        return c
+    }()
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
+    @OptionGroup var every: AllOption
 }

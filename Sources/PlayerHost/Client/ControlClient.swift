@@ -34,6 +34,16 @@ public final class ControlClient {
 
     deinit { close() }
 
+    /// The socket, for a caller that waits on it together with other descriptors (`poll`).
+    /// Check `hasBufferedInput` first: a message may already be read into memory.
+    public var fileDescriptor: Int32 { fd }
+
+    /// True when a complete message or notification waits in memory, so `poll` on the
+    /// socket would not report it.
+    public var hasBufferedInput: Bool {
+        !notifications.isEmpty || inbox[inboxStart...].contains(0x0A)
+    }
+
     public func close() {
         if fd >= 0 { Glibc.close(fd); fd = -1 }
     }
@@ -119,15 +129,18 @@ public final class ControlClient {
                 }
                 return line
             }
+            // A deadline already past still looks once (timeout 0 means "what has arrived").
             let remaining = deadline - Self.now()
-            if remaining <= 0 { throw .timeout(seconds: timeout) }
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let pr = poll(&pfd, 1, Int32(min(remaining * 1000 + 1, 2_000_000_000)))
+            let pr = poll(&pfd, 1, remaining <= 0 ? 0 : Int32(min(remaining * 1000 + 1, 2_000_000_000)))
             if pr < 0 {
                 if errno == EINTR { continue }
                 throw .io("poll: \(String(cString: strerror(errno)))")
             }
-            if pr == 0 { continue }
+            if pr == 0 {
+                if Self.now() >= deadline { throw .timeout(seconds: timeout) }
+                continue
+            }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 65536, 0) }
             if n < 0 {

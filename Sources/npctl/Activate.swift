@@ -1,0 +1,80 @@
+import ArgumentParser
+import PlayerHost
+
+/// `npctl activate ID`: activates a session's audio session (`audio.activate`) — the repair
+/// for a session whose audio another app interrupted, after which `promote` can succeed.
+struct Activate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "activate",
+        abstract: "Activate a session's audio session (audio.activate), e.g. after another session interrupted it.",
+        discussion: """
+            A non-mixable session that becomes active interrupts the other non-mixable ones, \
+            which then cannot become Now Playing until their audio is active again. This is \
+            what an app does when the user presses play in it again.
+
+            Examples:
+              npctl activate pip
+              npctl activate pip && npctl promote pip
+            """)
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var target: SessionOption
+    @Argument(help: ArgumentHelp("Session id (or give -s).", valueName: "id")) var id: String?
+
+    func run() throws {
+        try reporting {
+            let id = try SessionArgument.pick(id, target, verb: "activate")
+            let r = try Remote(global).call("audio.activate", ["session": .string(id)])
+            if global.json { return print(r.jsonString) }
+            print("\(id)'s audio session is active")
+        }
+    }
+}
+
+/// `npctl queue`: the player's items, the current one marked — like `mpc playlist`.
+struct Queue: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "queue",
+        abstract: "List the queue of the session's players: position, artist — title, duration; > marks the current item.",
+        discussion: """
+            A multi-view session lists each of its players under its own heading.
+
+            Examples:
+              npctl queue
+              npctl queue -s race
+              npctl --json queue
+            """)
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var target: SessionOption
+
+    func run() throws {
+        try reporting {
+            let remote = try Remote(global)
+            let id = try remote.resolve(target)
+            let count = try remote.call("session.get", ["session": .string(id)])["players"]?.arrayValue?.count ?? 0
+            let players = try (0..<count).map { try remote.call("player.get", ["session": .string(id), "player": .int(Int64($0))]) }
+            if global.json {
+                return print(JSON.array(players.map { ["player": $0["id"] ?? .null, "index": $0["itemIndex"] ?? .null,
+                                                       "items": $0["items"] ?? []] }).jsonString)
+            }
+            if players.isEmpty { return print("\(id) has no players") }
+            for (n, p) in players.enumerated() {
+                if count > 1 { print((n == 0 ? "" : "\n") + "player \(p["id"]?.stringValue ?? "\(n)"):") }
+                for line in Self.lines(p, language: global.language) { print(line) }
+            }
+        }
+    }
+
+    /// `> 1. U2 — Magnificent  5:24`, one per item.
+    static func lines(_ player: JSON, language: String?) -> [String] {
+        let items = player["items"]?.arrayValue ?? []
+        if items.isEmpty { return ["  (empty)"] }
+        let current = player["itemIndex"]?.intValue
+        return items.enumerated().map { i, item in
+            func text(_ key: String) -> String? { item[key].flatMap(LocalizedString.init(json:))?.resolved(for: language) }
+            var what = text("title") ?? "(no title)"
+            if let artist = text("artist"), !artist.isEmpty { what = artist + " — " + what }
+            let time = item["duration"]?.doubleValue.map { "  " + TimeText.format($0) } ?? ""
+            return "\(i == current ? ">" : " ") \(i + 1). \(what)\(time)"
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Glibc
+import Testing
+@testable import PlayerHost
+
+/// Example tests in swift-argument-parser's style: the real `npctl` against a real demo
+/// daemon, each command compared with its whole output (stdout and stderr merged) and exit
+/// status. Sessions are paused first wherever a time is printed, so the text is exact.
+@Suite(.serialized) struct NpctlExampleTests {
+    typealias Demo = NpctlEndToEndTests.Demo
+
+    /// Runs every `(command, status, output)` and expects exactly that.
+    static func expect(_ demo: Demo, _ examples: [(String, Int64, String)],
+                       sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for (args, status, output) in examples {
+            let r = try demo.npctl(args)
+            #expect(r.status == status && r.output == output, "npctl \(args) → \(r.status): \(r.output)",
+                    sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func globalOptionsGoBeforeOrAfterTheVerb() throws {
+        let demo = try Demo()
+        defer { demo.close() }
+        let pip = "Paused: Apple — WWDC22 — Explore media metadata publishing  0:00/21:00  [pip]\n"
+        try Self.expect(demo, [
+            ("-s pip status", 0, pip),
+            ("-p pip status", 0, pip),
+            ("status --player pip", 0, pip),
+            ("--socket '\(demo.daemon.socketPath)' -s pip status", 0, pip),
+            ("-a pause", 0, ""),
+            ("-a status --format '{{session}} {{status}}'", 0, "main Paused\npip Paused\nrace Paused\n"),
+            ("--json -a play", 0, """
+                {"command":"play","session":"main","status":"success"}
+                {"command":"play","session":"pip","status":"success"}
+                {"command":"play","session":"race","status":"success"}
+
+                """),
+        ])
+        // The same JSON either way round, paused so that elapsed holds still (the timestamp
+        // is each reply's own instant).
+        try Self.expect(demo, [("pause -s pip", 0, ""), ("position 0 -s pip", 0, "")])
+        var before = try demo.json("-s pip --json status").objectValue ?? [:]
+        var after = try demo.json("status -s pip --json").objectValue ?? [:]
+        #expect(before.removeValue(forKey: "timestamp") != nil)
+        after["timestamp"] = nil
+        #expect(JSON.object(before) == JSON.object(after))
+        #expect(JSON.object(before) == [
+            "session": "pip", "playbackState": "paused",
+            "info": ["artist": "Apple", "title": "WWDC22 — Explore media metadata publishing", "duration": 1260.0,
+                     "elapsed": 0.0, "rate": 0.0, "defaultRate": 1.0, "queueIndex": 0, "queueCount": 1],
+        ])
+    }
+
+    @Test func playerctlFormatKeysAndLanguages() throws {
+        let demo = try Demo()
+        defer { demo.close() }
+        _ = try demo.json(#"call session.create '{"id":"loc","kind":"main"}'"#)
+        _ = try demo.json(#"call info.set '{"session":"loc","info":{"title":{"und":"Hello","es":"Hola"},"artist":"Band"}}'"#)
+        try Self.expect(demo, [
+            ("pause", 0, ""),
+            ("position 0", 0, ""),
+            ("metadata --format '{{xesam:artist}} - {{xesam:title}} {{duration(mpris:length)}}'", 0, "U2 - Magnificent 5:24\n"),
+            ("metadata xesam:album mpris:length", 0, "No Line on the Horizon\n324000000\n"),
+            ("status --format '{{playerName}}: {{album}} {{emoji(status)}} {{default(genre, \"-\")}} {{markup_escape(\"a&b\")}}'", 0,
+             "main: No Line on the Horizon ⏸️ - a&amp;b\n"),
+            ("status --format '{{uc(title'", 2, "npctl: --format: '{{' without '}}' in {{uc(title\n"),
+            ("status -s loc", 0, "Stopped: Band — Hello  0:00  [loc]\n"),
+            ("status -s loc --lang es", 0, "Stopped: Band — Hola  0:00  [loc]\n"),
+            ("status -s loc --lang es-MX", 0, "Stopped: Band — Hola  0:00  [loc]\n"),
+            ("status -s loc --lang fr", 0, "Stopped: Band — Hello  0:00  [loc]\n"),
+            ("--lang es metadata -s loc title", 0, "Hola\n"),
+            ("status --lang es", 0, "Paused: U2 — Magnificent  0:00/5:24  [main]\n"),
+        ])
+        // The default comes from the locale: LC_ALL over LANG; C means und.
+        for (env, title) in [("LANG=es_ES.UTF-8", "Hola"), ("LANG=fr_FR.UTF-8 LC_ALL=es_ES.UTF-8", "Hola"), ("LANG=C", "Hello")] {
+            let r = try runShell("env \(env) PLAYERHOST_SOCKET='\(demo.daemon.socketPath)' '\(DaemonHarness.npctl)' metadata -s loc title")
+            #expect(r == (0, title + "\n"), "\(env)")
+        }
+    }
+
+    @Test func verbsPeopleReachFor() throws {
+        let demo = try Demo()
+        defer { demo.close() }
+        try Self.expect(demo, [
+            ("toggle", 0, ""),
+            ("status --format '{{status}}'", 0, "Paused\n"),
+            ("position 1:30", 0, ""),
+            ("position", 0, "90\n"),
+            ("position -5", 0, ""),
+            ("position", 0, "85\n"),
+            ("position +1:00", 0, ""),
+            ("position", 0, "145\n"),
+            ("position 30-", 0, ""),
+            ("position", 0, "115\n"),
+            ("position 0:01:05", 0, ""),
+            ("position", 0, "65\n"),
+            ("position 1:60", 2, "npctl: position: '1:60' is not a time: use \(PositionRequest.forms)\n"),
+            ("next", 0, ""),
+            ("prev", 0, ""),
+            ("queue", 0, "> 1. U2 — Magnificent  5:24\n  2. U2 — Moment of Surrender  7:24\n  3. U2 — Unknown Caller  6:03\n"),
+            ("stauts", 2, "npctl: unknown verb 'stauts' — did you mean 'status'?\n"),
+            ("-s pip plya", 2, "npctl: unknown verb 'plya' — did you mean 'play'?\n"),
+            ("xyzzy", 2, "npctl: unknown verb 'xyzzy' (npctl --help lists the verbs)\n"),
+            ("rate 3", 1, "npctl: changePlaybackRate: rate 3.0 is not one of supportedPlaybackRates (supported: 0.5, 0.75, 1, 1.25, 1.5, 2)\n"),
+            ("activate", 2, "npctl: name a session, e.g. npctl activate pip\n"),
+        ])
+        #expect(try demo.json("call player.get '{\"session\":\"main\"}'")["itemIndex"] == 0)
+
+        // loop goes through the command center; with changeRepeatMode disabled it refuses and
+        // the player's mode stays as it was (no way around the command center).
+        try Self.expect(demo, [("loop one", 0, ""), ("loop", 0, "one\n")])
+        _ = try demo.json(#"call command.enable '{"session":"main","command":"changeRepeatMode","enabled":false}'"#)
+        try Self.expect(demo, [("loop all", 1, "npctl: changeRepeatMode is disabled on session 'main'\n")])
+        #expect(try demo.json("call player.get '{\"session\":\"main\"}'")["repeatMode"] == "one")
+
+        // activate: audio.activate, the repair for an interrupted (or deactivated) session.
+        _ = try demo.json(#"call audio.deactivate '{"session":"pip"}'"#)
+        #expect(try demo.json("call session.get '{\"session\":\"pip\"}'")["audio"]?["active"] == false)
+        try Self.expect(demo, [("activate pip", 0, "pip's audio session is active\n")])
+        #expect(try demo.json("call session.get '{\"session\":\"pip\"}'")["audio"]?["active"] == true)
+    }
+
+    /// Every verb's help has examples; paragraphs are wrapped by the parser, not mid-sentence
+    /// in the source (so no line is followed by one starting in lower case inside a paragraph
+    /// of a narrow terminal's width).
+    @Test func everyVerbsHelpHasExamples() throws {
+        let verbs = ["status", "sessions", "watch", "play", "pause", "play-pause", "stop", "next", "previous", "position",
+                     "skip-forward", "skip-backward", "rate", "loop", "shuffle", "metadata", "queue", "promote", "demote",
+                     "activate", "doctor", "open", "plugins", "ping", "call", "daemon", "daemon stop", "daemon status"]
+        for verb in verbs {
+            let r = try runShell("COLUMNS=1000 '\(DaemonHarness.npctl)' \(verb) --help")
+            #expect(r.status == 0, "\(verb)")
+            #expect(r.output.contains("\nExamples:\n  npctl "), "\(verb) --help has no examples")
+            // At 1000 columns no sentence of the overview or discussion needs a second line.
+            let text = r.output.components(separatedBy: "\nUSAGE:").first ?? ""
+            for line in text.split(separator: "\n") where !line.hasPrefix(" ") && line != "Examples:" {
+                #expect(line.last.map { ".):".contains($0) } ?? true, "\(verb): '\(line)' ends mid-sentence")
+            }
+        }
+    }
+
+    /// The story `scripts/demo.sh` tells: the demo sessions, then an mpv session opened last
+    /// (which interrupts the others); every command its closing hint suggests then works.
+    @Test(.enabled(if: MPVFixture.toolsAvailable, "needs mpv and sox"))
+    func theDemosSuggestionsWork() throws {
+        let demo = try Demo()
+        defer { demo.close() }
+        let tone = demo.daemon.directory + "/concert-a.ogg"
+        let made = try runShell("""
+            sox -n -r 44100 -c 2 --comment 'title=Concert A' --comment 'artist=The Sine Waves' '\(tone)' synth 120 sine 440 vol 0.2 && echo ok
+            """)
+        #expect(made.output == "ok\n")
+        // What demo.sh runs.
+        try Self.expect(demo, [("open -s mpv '\(tone)'", 0, "mpv\n"), ("loop one -s mpv", 0, "")])
+        #expect(try demo.npctl("status").output.hasPrefix("Playing: The Sine Waves — Concert A  "))
+        // Without the repair, promote says why it cannot (the bug report's first try).
+        try Self.expect(demo, [("promote pip", 1, "npctl: pip cannot become active: audio session interrupted by session mpv\n")])
+        // The hint's commands, in order.
+        let npctl = "PLAYERHOST_SOCKET='\(demo.daemon.socketPath)' '\(DaemonHarness.npctl)'"
+        try Self.expect(demo, [
+            ("play-pause", 0, ""),
+            ("status --format '{{status}} {{session}}'", 0, "Paused mpv\n"),
+            ("play-pause", 0, ""),
+            ("position 30+", 0, ""),
+            ("activate pip && \(npctl) promote pip", 0, "pip's audio session is active\npip is now its app's active session\n"),
+            ("status --format '{{session}}'", 0, "pip\n"),
+            ("activate main && \(npctl) demote pip", 0, "main's audio session is active\npip is no longer its app's active session\n"),
+            ("status --format '{{session}}'", 0, "main\n"),
+            ("open '\(tone)'", 0, "mpv\n"),
+        ])
+        #expect(try demo.npctl("doctor").status == 0)
+        #expect(try demo.npctl("queue -s mpv").output == "> 1. The Sine Waves — Concert A  2:00\n  2. The Sine Waves — Concert A  2:00\n")
+    }
+}
