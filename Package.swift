@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "playerhostd", targets: ["playerhostd"]),
         .executable(name: "npctl", targets: ["npctl"]),
         .executable(name: "ph-bench", targets: ["ph-bench"]),
+        .executable(name: "playerhost-artwork", targets: ["playerhost-artwork"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -30,11 +31,24 @@ let package = Package(
             name: "CSDBus",
             linkerSettings: [.linkedLibrary("systemd")]
         ),
+        // libcurl for Loop/CurlMulti (HTTP fetches of artwork on the loop).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        // libvips and libavformat: linked only into the artwork helper, never the daemon.
+        .systemLibrary(
+            name: "CArtwork",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev", "libavformat-dev"])]
+        ),
         .target(
             name: "PlayerHost",
             dependencies: [
                 "CUV",
                 "CSDBus",
+                "CCurl",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "HeapModule", package: "swift-collections"),
@@ -74,6 +88,10 @@ let package = Package(
                 "-Xlinker", "--end-group",
                 "-lstdc++",
             ])]
+        ),
+        .executableTarget(
+            name: "playerhost-artwork",
+            dependencies: ["CArtwork", "PlayerHost"]
         ),
         .executableTarget(
             name: "ph-bench",

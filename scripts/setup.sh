@@ -7,7 +7,9 @@ set -euo pipefail
 # libsystemd-dev is sd-bus (the MPRIS2 export); dbus-daemon, dbus-monitor (dbus-bin), playerctl
 # and gdbus (libglib2.0-bin) are what the MPRIS tests drive it with. mpv-mpris and
 # python3-dbus/python3-gi (a fake MPRIS player) are what the MPRIS import tests talk to.
-packages=(libuv1-dev libsystemd-dev pkg-config socat python3 mpv sox libsox-fmt-base tmux dbus-daemon dbus-bin playerctl libglib2.0-bin mpv-mpris python3-dbus python3-gi)
+# libvips, libavformat and ffmpeg decode and make artwork (the helper, the tests, the demo's
+# cover); libcurl fetches remote artwork.
+packages=(libuv1-dev libsystemd-dev pkg-config socat python3 mpv sox libsox-fmt-base tmux dbus-daemon dbus-bin playerctl libglib2.0-bin libvips-dev libavformat-dev libcurl4-openssl-dev ffmpeg mpv-mpris python3-dbus python3-gi)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
