@@ -19,6 +19,8 @@ public final class Publisher: NowPlayingReading {
 
     private var sinks: [EventTopic: [EventSink]] = [:]
     private var timer: Timer?
+    /// Whether the gate's window timer is armed (a value waits): `host.stats.gateTimerArmed`.
+    public var isWindowTimerArmed: Bool { timer?.isActive ?? false }
     /// Writes the subscribers' queued events on the next loop turn; armed only while some wait.
     private var flushTimer: Timer?
     private var isClosed = false
@@ -30,6 +32,7 @@ public final class Publisher: NowPlayingReading {
     private enum Work {
         case events([ModelEvent])
         case windowClosed
+        case event(PublishedEvent)
     }
 
     public init(loop: EventLoop, logger: Logger, configuration: NowPlayingGate.Configuration = .init(),
@@ -66,6 +69,11 @@ public final class Publisher: NowPlayingReading {
         run(.events(events))
     }
 
+    /// Publishes an event that is not a model event (an artwork resolution settling).
+    func publish(_ event: PublishedEvent) {
+        run(.event(event))
+    }
+
     private func run(_ work: Work) {
         backlog.append(work)
         guard !isPublishing else { return }
@@ -76,6 +84,7 @@ public final class Publisher: NowPlayingReading {
             switch backlog[i] {
             case .events(let events): deliver(events)
             case .windowClosed: windowClosed()
+            case .event(let e): dispatch(e)
             }
             i += 1
         }
