@@ -48,10 +48,11 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # Every session belongs to the host app (the client never says host.hello): raise its limit.
-printf 'max_sessions_per_app = %d\n' $((N * 2)) > "$TMP/c.toml"
+# Its state file goes to a scratch directory, never the user's (nor restored into the next run).
+printf 'max_sessions_per_app = %d\nstate_dir = "%s"\n' $((N * 2)) "$TMP/state" > "$TMP/c.toml"
 for run in $(seq "$RUNS"); do
     echo "== run $run/$RUNS, CPU $CPU, $N sessions (load before: $(cut -d' ' -f1-3 /proc/loadavg))"
-    rm -f "$TMP/s"
+    rm -rf "$TMP/s" "$TMP/state"
     taskset -c "$CPU" "$PHD" --socket "$TMP/s" --config "$TMP/c.toml" --log-level warning 2>"$TMP/log" &
     DPID=$!
     for _ in $(seq 200); do [ -S "$TMP/s" ] && break; sleep 0.05; done

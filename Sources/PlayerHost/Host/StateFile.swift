@@ -32,6 +32,25 @@ public enum StateFile {
         return JSON.object(o).serialized() + [UInt8(ascii: "\n")]
     }
 
+    /// The file's bytes from sessions already rendered (`sessionJSON(_:).serialized()`), in
+    /// order: the state store's incremental write, which re-renders only changed sessions.
+    /// Parses as `render` would have written it.
+    static func assemble(_ sessions: some Sequence<[UInt8]>, nowPlaying: SessionID?, savedAt: Double) -> [UInt8] {
+        var out: [UInt8] = Array(#"{"version":"#.utf8)
+        out += JSON.int(Int64(currentVersion)).serialized()
+        out += Array(#","savedAt":"#.utf8) + JSON.double(savedAt).serialized()
+        if let np = nowPlaying { out += Array(#","nowPlaying":"#.utf8) + JSON.string(np).serialized() }
+        out += Array(#","sessions":["#.utf8)
+        var first = true
+        for bytes in sessions {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            out += bytes
+        }
+        out += Array("]}\n".utf8)
+        return out
+    }
+
     /// Parses the file's bytes.
     public static func parse(_ bytes: [UInt8]) throws(StateFileError) -> HostSnapshot {
         let json: JSON

@@ -13,31 +13,47 @@ import Logging
 /// clock player that plays on without changes is not rewritten, so that can be earlier than
 /// where it was when killed.
 ///
-/// Writes run on the loop, at most once a second. That is cheap for tens of sessions but not at
-/// 1 000 (docs/PERFORMANCE.md: rendering 1.4 MB dominates); moving render and write to a worker
-/// (`uv_queue_work`) with the capture staying on the loop is the next step. A failing write (unwritable directory, full disk) never stops the host:
+/// The loop's share of a write is incremental (`StateCache`): only sessions an event touched
+/// since the last write are captured and rendered again, the rest is a concatenation of cached
+/// bytes. The atomic write itself (with its two fsyncs) runs on libuv's thread pool
+/// (`WorkerJob`), one at a time: changes arriving meanwhile make one more write after it. A
+/// playing session that plays on without changes keeps, in the file, the position of its own
+/// last change (so after `kill -9` it can come back earlier than where it was); the orderly
+/// stop captures every session again, for exact positions, and writes synchronously.
+/// A failing write (unwritable directory, full disk) never stops the host:
 /// the fault is kept for `host.stats` and logged once, and the next change tries again.
 public final class StateStore {
     /// The file's directory.
     public let directory: String
     /// `<directory>/state.json`.
     public var path: String { directory + "/state.json" }
-    /// Takes the snapshot to write (the host's model at the current instant).
-    var snapshot: () -> HostSnapshot = { HostSnapshot() }
+    /// What to write: the host's model, the current instant, the ids the config made (nil:
+    /// nothing to write, the host is gone).
+    var source: () -> (model: NowPlayingModel, now: MonotonicInstant, configSessions: Set<SessionID>)? = { nil }
+    /// Each session's captured state and bytes, kept between writes.
+    private var cache = StateCache()
+    /// Sessions captured since the store was made (tests prove a write captures only what changed).
+    public var captures: Int { cache.captures }
     /// Milliseconds between a change and its write.
     public var delayMilliseconds: UInt64 = 1000
 
     let loop: EventLoop
     let logger: Logger
     private var timer: Timer?
-    /// What the file holds (nothing is written while the snapshot stays the same).
-    private var lastWritten: HostSnapshot?
+    /// A write is on the thread pool; `changed()` meanwhile sets `writeAgain`.
+    public private(set) var isWriting = false
+    private var writeAgain = false
+    /// The orderly stop's bytes, waiting for the write in flight to finish first.
+    private var finalBytes: [UInt8]?
     /// Why the last write failed (nil after a good one).
     public private(set) var fault: String?
     public private(set) var writes = 0
     public private(set) var failedWrites = 0
-    /// Duration of the last write, in microseconds.
+    /// Duration of the last write (on the worker), in microseconds.
     public private(set) var lastWriteMicroseconds: UInt64 = 0
+    /// The loop's share of the last write (capture of changed sessions, concatenation), in
+    /// microseconds.
+    public private(set) var lastPrepareMicroseconds: UInt64 = 0
     /// What the last start found: `restored`, `none`, or why the file was set aside.
     public private(set) var loadResult = "none"
 
@@ -75,7 +91,6 @@ public final class StateStore {
         do throws(StateFileError) {
             let s = try StateFile.parse(bytes)
             loadResult = "restored"
-            lastWritten = s
             return s
         } catch {
             let aside = path + ".corrupt-\(time(nil))"
@@ -89,9 +104,14 @@ public final class StateStore {
 
     // MARK: Writing
 
-    /// Something changed: write within `delayMilliseconds` (one timer, armed only now).
+    /// Something changed: write within `delayMilliseconds` (one timer, armed only now; none
+    /// while a write is in flight, whose completion writes again).
     public func changed() {
         guard !isStopped else { return }
+        if isWriting {
+            writeAgain = true
+            return
+        }
         if timer == nil {
             do { timer = try Timer(loop: loop) } catch {
                 fault = "cannot arm the write timer: \(error)"
@@ -102,38 +122,77 @@ public final class StateStore {
         timer.start(after: delayMilliseconds) { [weak self] in self?.writeNow() }
     }
 
-    /// Whether a write is pending.
-    public var isPending: Bool { timer?.isActive ?? false }
+    /// Whether a write is pending (armed or in flight).
+    public var isPending: Bool { (timer?.isActive ?? false) || isWriting }
 
-    /// Writes the current snapshot now (orderly stop, or the timer), unless it is what the file
-    /// already holds.
+    /// The file's bytes if they changed since the last write (or the last write failed).
+    private func prepare() -> [UInt8]? {
+        guard let src = source() else { return nil }
+        let started = EventLoop.hrtime()
+        let r = cache.render(src.model, now: src.now, configSessions: src.configSessions, savedAt: Self.wallClock())
+        lastPrepareMicroseconds = (EventLoop.hrtime() - started) / 1000
+        return r.changed || fault != nil ? r.bytes : nil
+    }
+
+    /// Writes what changed now (the timer), on the thread pool; one write at a time.
     public func writeNow() {
         timer?.stop()
-        let snap = snapshot()
-        guard snap != lastWritten else { return }
-        let bytes = StateFile.render(snap, savedAt: Self.wallClock())
+        guard !isWriting, let bytes = prepare() else { return }
+        let directory = directory
+        isWriting = true
         let started = EventLoop.hrtime()
-        let result = Self.writeAtomically(bytes, directory: directory, name: "state.json")
+        do {
+            try WorkerJob.queue(on: loop, work: { Self.writeAtomically(bytes, directory: directory, name: "state.json") },
+                                done: { [weak self] why in self?.finished(why, started: started) })
+        } catch {
+            // No thread pool: write here rather than not at all.
+            finished(Self.writeAtomically(bytes, directory: directory, name: "state.json"), started: started)
+        }
+    }
+
+    private func finished(_ why: String?, started: UInt64) {
+        isWriting = false
         lastWriteMicroseconds = (EventLoop.hrtime() - started) / 1000
-        if let why = result {
+        record(why)
+        if let bytes = finalBytes {
+            finalBytes = nil
+            writeSynchronously(bytes)
+        } else if writeAgain {
+            writeAgain = false
+            changed()
+        }
+    }
+
+    private func record(_ why: String?) {
+        if let why {
             failedWrites += 1
             if fault != why { logger.error("cannot write the state file \(path): \(why); will retry on the next change") }
             fault = why
         } else {
             writes += 1
-            lastWritten = snap
             if fault != nil { logger.notice("state file \(path) written again") }
             fault = nil
         }
     }
 
-    /// The orderly stop: the last write, with exact positions; then no timer again.
+    private func writeSynchronously(_ bytes: [UInt8]) {
+        let started = EventLoop.hrtime()
+        let why = Self.writeAtomically(bytes, directory: directory, name: "state.json")
+        lastWriteMicroseconds = (EventLoop.hrtime() - started) / 1000
+        record(why)
+    }
+
+    /// The orderly stop: every session captured again (exact positions) and written at once,
+    /// on the loop (it is ending) — after the write in flight, if any, so that one cannot land
+    /// over it. Then no timer again.
     public func stop() {
         guard !isStopped else { return }
-        writeNow()
         isStopped = true
         timer?.close()
         timer = nil
+        cache.recaptureAll()
+        guard let bytes = prepare() else { return }
+        if isWriting { finalBytes = bytes } else { writeSynchronously(bytes) }
     }
 
     /// After `stop`, changes (the shutdown closing things) write nothing.
@@ -144,6 +203,7 @@ public final class StateStore {
         var o: [String: JSON] = [
             "path": .string(path), "writes": .int(Int64(writes)), "failedWrites": .int(Int64(failedWrites)),
             "lastWriteMicroseconds": .int(Int64(lastWriteMicroseconds)), "pending": .bool(isPending),
+            "lastPrepareMicroseconds": .int(Int64(lastPrepareMicroseconds)), "captures": .int(Int64(captures)),
             "loaded": .string(loadResult),
         ]
         if let fault { o["fault"] = .string(fault) }
@@ -172,9 +232,9 @@ public final class StateStore {
                 host.logger.error("restoring from \(store.path): \(error.message)")
             }
         }
-        store.snapshot = { [weak host] in
-            guard let host else { return HostSnapshot() }
-            return HostSnapshot(of: host.nowPlaying.model, now: host.nowPlaying.now, configSessions: configIDs())
+        store.source = { [weak host] in
+            guard let host else { return nil }
+            return (host.nowPlaying.model, host.nowPlaying.now, configIDs())
         }
         host.nowPlaying.publisher.add(store)
     }
@@ -258,7 +318,10 @@ public final class StateStore {
 
 /// A sink of the one publication path: any published change schedules a write.
 extension StateStore: EventSink {
-    public func receive(_ event: PublishedEvent) { changed() }
+    public func receive(_ event: PublishedEvent) {
+        if case .model(let e) = event.payload { cache.note(e) }
+        changed()
+    }
 }
 
 /// An errno value as an error.

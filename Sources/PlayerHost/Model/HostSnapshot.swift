@@ -87,28 +87,34 @@ public struct HostSnapshot: Sendable, Hashable {
         _ = m.advance(to: now)
         let t = m.clock
         for s in m.orderedSessions where s.app == NowPlayingModel.hostApp {
-            var state = SessionState(id: s.id, kind: s.kind.description)
-            state.origin = configSessions.contains(s.id) ? .config : .client
-            state.driver = s.driver
-            state.automaticallyPublishes = s.automaticallyPublishes
-            state.backgroundAudio = s.audio.backgroundAudio
-            state.category = s.audio.category
-            state.options = s.audio.options.sorted()
-            state.audioActive = s.audio.isActive
-            state.isActive = m.isActive(s.id)
-            state.manualInfo = Self.paused(s.manualInfo, since: s.manualTimestamp, at: t)
-            state.players = m.players(of: s).map { Self.playerState($0.timeline, at: t) }
-            for kind in RemoteCommandKind.allCases {
-                let c = s.commandCenter[kind]
-                var cs = CommandState(kind: kind)
-                cs.isEnabled = c.isEnabled
-                cs.configuration = c.configuration
-                for target in c.targets { if case .players(let idx) = target.handler { cs.builtinTargets.append(idx) } }
-                if !cs.isDefault { state.commands.append(cs) }
-            }
-            sessions.append(state)
+            sessions.append(Self.capture(s, in: m, at: t, origin: configSessions.contains(s.id) ? .config : .client))
         }
         if let np = m.nowPlayingSession, sessions.contains(where: { $0.id == np }) { nowPlaying = np }
+    }
+
+    /// One host session of `m` as kept, read at `t` (the state store captures only the sessions
+    /// that changed since its last write, one by one, with this).
+    public static func capture(_ s: Session, in m: NowPlayingModel, at t: MonotonicInstant, origin: Origin) -> SessionState {
+        var state = SessionState(id: s.id, kind: s.kind.description)
+        state.origin = origin
+        state.driver = s.driver
+        state.automaticallyPublishes = s.automaticallyPublishes
+        state.backgroundAudio = s.audio.backgroundAudio
+        state.category = s.audio.category
+        state.options = s.audio.options.sorted()
+        state.audioActive = s.audio.isActive
+        state.isActive = m.isActive(s.id)
+        state.manualInfo = Self.paused(s.manualInfo, since: s.manualTimestamp, at: t)
+        state.players = m.players(of: s).map { Self.playerState($0.timeline, at: t) }
+        for kind in RemoteCommandKind.allCases {
+            let c = s.commandCenter[kind]
+            var cs = CommandState(kind: kind)
+            cs.isEnabled = c.isEnabled
+            cs.configuration = c.configuration
+            for target in c.targets { if case .players(let idx) = target.handler { cs.builtinTargets.append(idx) } }
+            if !cs.isDefault { state.commands.append(cs) }
+        }
+        return state
     }
 
     static func playerState(_ tl: PlayerTimeline, at t: MonotonicInstant) -> PlayerState {

@@ -1,0 +1,133 @@
+import Glibc
+import Logging
+import Testing
+@testable import PlayerHost
+
+/// Issue 12 follow-up: a state write captures only the sessions that changed, and the atomic
+/// write runs on libuv's thread pool, one at a time. Counted, never timed.
+@Suite struct StateStoreTests {
+    /// A store on `loop` writing `model` into a fresh directory, fed the model's events as the
+    /// publisher would.
+    final class Rig {
+        let loop: EventLoop
+        let store: StateStore
+        let dir = DaemonHarness.makeTempDirectory()
+        var model = NowPlayingModel()
+        var now = at(1)
+
+        init() throws {
+            loop = try makeLoop()
+            store = StateStore(loop: loop, directory: dir, logger: .init(label: "test"))
+            store.delayMilliseconds = 0
+            store.source = { [weak self] in self.map { ($0.model, $0.now, []) } }
+        }
+
+        func publish(_ events: [ModelEvent]) {
+            for e in events { store.receive(PublishedEvent(.model(e))) }
+        }
+
+        /// Writes now and waits (on loop events) for the worker to finish.
+        func write() throws {
+            store.writeNow()
+            try runLoop(loop) { !self.store.isPending }
+        }
+
+        func file() throws -> HostSnapshot {
+            guard case .success(let bytes) = StateStore.readFile(store.path) else {
+                Issue.record("no state file")
+                return HostSnapshot()
+            }
+            return try StateFile.parse(bytes)
+        }
+
+        func close() {
+            store.stop()
+            closeLoopExpectingNoLeaks(loop)
+            _ = try? runShell("rm -rf '\(dir)'")
+        }
+    }
+
+    @Test func aWriteCapturesOnlyTheSessionsThatChanged() throws {
+        let rig = try Rig()
+        defer { rig.close() }
+        for i in 0..<40 { rig.publish(try rig.model.makeEligible("s\(i)", items: [song("A\(i)", 100), song("B\(i)", 100)])) }
+        try rig.write()
+        #expect(rig.store.captures == 40)
+        #expect(rig.store.writes == 1)
+        #expect(try rig.file().sessions.count == 40)
+
+        rig.publish(try rig.model.seek(session: "s7", to: 33, now: at(1)).events)
+        try rig.write()
+        #expect(rig.store.captures == 41, "one session changed: one capture")
+        let snap = try rig.file()
+        #expect(snap.sessions.count == 40)
+        #expect(snap.sessions.first { $0.id == "s7" }?.players.first?.elapsed == 33)
+        #expect(snap == HostSnapshot(of: rig.model, now: at(1), configSessions: []), "the same file as a full capture")
+
+        rig.publish(try rig.model.closeSession("s3", now: at(1)).events)
+        try rig.write()
+        #expect(rig.store.captures <= 42)
+        #expect(try rig.file().sessions.map(\.id) == rig.model.orderedSessions.map(\.id))
+        #expect(rig.store.writes == 3)
+
+        // An event that changes nothing kept (a command handled, say) captures its session but writes nothing.
+        rig.publish([.activeChanged("s9", isActive: rig.model.isActive("s9"))])
+        try rig.write()
+        #expect(rig.store.writes == 3)
+    }
+
+    @Test func aClosedIdMadeAgainIsInTheFileOnce() throws {
+        let rig = try Rig()
+        defer { rig.close() }
+        rig.publish(try rig.model.makeEligible("a"))
+        rig.publish(try rig.model.makeEligible("b"))
+        try rig.write()
+        rig.publish(try rig.model.closeSession("a", now: at(1)).events)
+        rig.publish(try rig.model.makeEligible("a", now: at(1)))
+        try rig.write()
+        #expect(try rig.file().sessions.map(\.id) == ["b", "a"])
+    }
+
+    @Test func theWriteRunsOffTheLoopAndAChangeMeanwhileWritesOnceMore() throws {
+        let rig = try Rig()
+        defer { rig.close() }
+        rig.publish(try rig.model.makeEligible("x"))
+        rig.store.writeNow()
+        #expect(rig.store.isWriting, "the write is on the thread pool when writeNow returns")
+        #expect(rig.store.writes == 0)
+        rig.publish(try rig.model.seek(session: "x", to: 12, now: at(1)).events)
+        rig.store.writeNow()  // one write in flight at a time: this waits for it
+        try runLoop(rig.loop) { rig.store.writes == 2 && !rig.store.isPending }
+        #expect(try rig.file().sessions.first?.players.first?.elapsed == 12)
+    }
+
+    @Test func anOrderlyStopDuringAWriteLandsAfterItWithExactPositions() throws {
+        let rig = try Rig()
+        defer { _ = try? runShell("rm -rf '\(rig.dir)'") }
+        rig.publish(try rig.model.makeEligible("p"))
+        rig.publish(try rig.model.play(session: "p", now: at(1)).events)
+        rig.store.writeNow()
+        #expect(rig.store.isWriting)
+        rig.now = at(11)  // played on 10 s without an event
+        rig.store.stop()
+        try runLoop(rig.loop) { !rig.store.isWriting }
+        #expect(rig.store.writes == 2)
+        let p = try rig.file().sessions.first?.players.first
+        #expect(p?.elapsed == 10)
+        closeLoopExpectingNoLeaks(rig.loop)
+    }
+
+    @Test func anUnwritableDirectoryIsAFaultNotAStop() throws {
+        let rig = try Rig()
+        defer { rig.close() }
+        let store = StateStore(loop: rig.loop, directory: "/proc/playerhost-none", logger: .init(label: "test"))
+        store.source = { (rig.model, rig.now, []) }
+        rig.publish(try rig.model.makeEligible("x"))
+        store.receive(PublishedEvent(.model(.sessionCreated("x"))))
+        store.writeNow()
+        try runLoop(rig.loop) { !store.isPending }
+        #expect(store.failedWrites == 1)
+        #expect(store.fault != nil)
+        store.stop()
+    }
+}
