@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "playerhostd", targets: ["playerhostd"]),
         .executable(name: "npctl", targets: ["npctl"]),
         .executable(name: "ph-bench", targets: ["ph-bench"]),
+        .executable(name: "playerhost-artwork", targets: ["playerhost-artwork"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -24,10 +25,30 @@ let package = Package(
             pkgConfig: "libuv",
             providers: [.apt(["libuv1-dev"])]
         ),
+        // sd-bus (libsystemd) for the MPRIS2 export: the vtable macros Swift cannot import.
+        // Like CUV, only Loop/ imports it.
+        .target(
+            name: "CSDBus",
+            linkerSettings: [.linkedLibrary("systemd")]
+        ),
+        // libcurl for Loop/CurlMulti (HTTP fetches of artwork on the loop).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        // libvips and libavformat: linked only into the artwork helper, never the daemon.
+        .systemLibrary(
+            name: "CArtwork",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev", "libavformat-dev"])]
+        ),
         .target(
             name: "PlayerHost",
             dependencies: [
                 "CUV",
+                "CSDBus",
+                "CCurl",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "HeapModule", package: "swift-collections"),
@@ -67,6 +88,10 @@ let package = Package(
                 "-Xlinker", "--end-group",
                 "-lstdc++",
             ])]
+        ),
+        .executableTarget(
+            name: "playerhost-artwork",
+            dependencies: ["CArtwork", "PlayerHost"]
         ),
         .executableTarget(
             name: "ph-bench",

@@ -12,15 +12,20 @@ bin="$(swift build --show-bin-path)"
 # Real playback: a short tagged tone made with sox, played by an mpv session through mpv's null
 # audio output (nothing is heard; set PLAYERHOST_MPV_AO before starting the daemon to hear it).
 # It starts playing last, so it becomes Now Playing and interrupts main (both are non-mixable).
-if command -v mpv >/dev/null && command -v sox >/dev/null; then
+# The file carries an embedded cover (made with ffmpeg), so the session shows artwork end to end.
+if command -v mpv >/dev/null && command -v sox >/dev/null && command -v ffmpeg >/dev/null; then
   media="${XDG_RUNTIME_DIR:-/tmp}/playerhost-demo-$(id -u)"
   mkdir -p "$media" && chmod 700 "$media"
-  sox -n -r 44100 -c 2 --comment "title=Concert A" --comment "artist=The Sine Waves" \
-    --comment "album=Test Tones" "$media/concert-a.ogg" synth 120 sine 440 vol 0.2
-  "$bin/npctl" open -s mpv "$media/concert-a.ogg" >/dev/null
+  sox -n -r 44100 -c 2 "$media/concert-a.wav" synth 120 sine 440 vol 0.2
+  ffmpeg -loglevel error -y -f lavfi -i "testsrc=s=600x600" -frames:v 1 "$media/cover.jpg"
+  ffmpeg -loglevel error -y -i "$media/concert-a.wav" -i "$media/cover.jpg" -map 0 -map 1 -c:a libmp3lame \
+    -c:v copy -disposition:v attached_pic -metadata title="Concert A" -metadata artist="The Sine Waves" \
+    -metadata album="Test Tones" "$media/concert-a.mp3"
+  rm -f "$media/concert-a.wav"
+  "$bin/npctl" open -s mpv "$media/concert-a.mp3" >/dev/null
   "$bin/npctl" loop one -s mpv
 else
-  echo "demo: mpv or sox is missing, so there is no mpv session (scripts/setup.sh installs them)" >&2
+  echo "demo: mpv, sox or ffmpeg is missing, so there is no mpv session (scripts/setup.sh installs them)" >&2
 fi
 echo
 "$bin/npctl" status

@@ -4,7 +4,11 @@ set -euo pipefail
 
 # mpv plays the demo's and the tests' mpv sessions; sox (with its Ogg Vorbis format) makes the
 # tagged audio file they play. tmux runs `npctl watch` in a real terminal for its tests.
-packages=(libuv1-dev pkg-config socat python3 mpv sox libsox-fmt-base tmux)
+# libsystemd-dev is sd-bus (the MPRIS2 export); dbus-daemon, dbus-monitor (dbus-bin), playerctl
+# and gdbus (libglib2.0-bin) are what the MPRIS tests drive it with.
+# libvips, libavformat and ffmpeg decode and make artwork (the helper, the tests, the demo's
+# cover); libcurl fetches remote artwork.
+packages=(libuv1-dev libsystemd-dev pkg-config socat python3 mpv sox libsox-fmt-base tmux dbus-daemon dbus-bin playerctl libglib2.0-bin libvips-dev libavformat-dev libcurl4-openssl-dev ffmpeg)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -29,7 +29,7 @@ struct NPCtl: ParsableCommand {
             Play.self, Pause.self, PlayPause.self, Stop.self, Next.self, Previous.self,
             Position.self, SkipForward.self, SkipBackward.self, Rate.self, Loop.self, Shuffle.self,
             Metadata.self, Queue.self, Promote.self, Demote.self, Activate.self, Doctor.self,
-            Open.self, PluginList.self, Ping.self, Call.self, Daemon.self,
+            Open.self, PluginList.self, Ping.self, Call.self, Daemon.self, ArtworkCommand.self,
         ])
 
     /// Every verb and alias, with its sub-verbs, for `GlobalOptionHoisting`.

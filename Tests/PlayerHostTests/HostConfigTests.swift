@@ -56,6 +56,7 @@ import Testing
         ("[[session]]\nid = \"a\"\nkind = \"main\"\n[[session.item]]\ntitle = \"T\"\nduration = \"long\"\n",
          ["session[0].item[0].duration: expected a number, found a string"]),
         ("[[plugin]]\npath = \"/bin/true\"\nargv = []\n", ["plugin[0].argv: unknown key (did you mean 'args'?)"]),
+        ("[mpris]\nenabled = \"no\"\n", ["mpris.enabled: expected a boolean, found a string"]),
     ]
 
     @Test(arguments: refused.indices) func unknownKeysAndWrongTypesAreRefusedNamingTheKey(_ i: Int) {
@@ -82,6 +83,7 @@ import Testing
         #expect(names(SessionConfig.schema) == Set(SessionConfig.CodingKeys.allCases.map(\.stringValue)))
         #expect(names(ItemConfig.schema) == Set(ItemConfig.CodingKeys.allCases.map(\.stringValue)))
         #expect(names(PluginConfig.schema) == Set(PluginConfig.CodingKeys.allCases.map(\.stringValue)))
+        #expect(names(MPRISConfig.schema) == Set(MPRISConfig.CodingKeys.allCases.map(\.stringValue)))
         #expect(names(MPVConfig.schema) == Set(MPVConfig.CodingKeys.allCases.map(\.stringValue)))
     }
 

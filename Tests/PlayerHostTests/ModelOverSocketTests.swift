@@ -217,9 +217,12 @@ import Testing
         let first = try sub.nextNotification(timeout: 5)
         #expect(first["params"]?["nowPlaying"]?["session"] == "main")
         #expect(first["params"]?["nowPlaying"]?["info"]?["title"] == "main song")
-        try c.call("player.pause", ["session": "main"])
+        // A change a reader can see (a pause right after play may show exactly what was last
+        // published, which the gate then does not send again).
+        try c.call("player.seek", ["session": "main", "position": 50])
         let next = try sub.nextNotification(timeout: 5)
-        #expect(next["params"]?["nowPlaying"]?["playbackState"] == "paused")
+        #expect(next["params"]?["nowPlaying"]?["info"]?["elapsed"]?.doubleValue == 50)
+        #expect(next["params"]?["nowPlaying"]?["playbackState"] == "playing")
         #expect(throws: ClientError.self) { try sub.call("events.subscribe", ["topics": ["nope"]]) }
     }
 

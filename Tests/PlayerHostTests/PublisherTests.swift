@@ -53,6 +53,22 @@ import Testing
         #expect(c.output.count == 3 * PublishedEvent(.nowPlaying(nil)).notificationLine.count)
     }
 
+    @Test func aNewSubscriberStartsFromTheCurrentValueAndIsNotSentItTwice() throws {
+        let subs = RPCSubscribers()
+        let old = connection(1), new = connection(2)
+        try subs.subscribe(old, ["nowPlaying"])
+        try subs.subscribe(new, ["nowPlaying"])
+        let current = NowPlayingSnapshot(session: "s", info: NowPlayingInfo([.title: .text("Now")]), playbackState: .playing, timestamp: .zero)
+        subs.start(new, from: current)
+        let given = new.output.count
+        // The value that waited in the gate goes out: the old subscriber gets it, the new one has it.
+        subs.receive(PublishedEvent(.nowPlaying(current)))
+        #expect(new.output.count == given && !old.output.isEmpty)
+        // From then on both get everything.
+        subs.receive(PublishedEvent(.nowPlaying(nil)))
+        #expect(new.output.count > given)
+    }
+
     @Test func anAppFacingEventReachesItsOwnerUnsubscribed() {
         let subs = RPCSubscribers()
         let owner = connection(7)

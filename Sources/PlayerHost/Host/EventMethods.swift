@@ -8,12 +8,10 @@ extension HostMethods {
                   params: [.required("topics", .array, "topic names")], result: .boolean) { call throws(RPCError) in
                 let wanted = try call.params.stringArray("topics") ?? []
                 let new = try subscribers.subscribe(call.connection, wanted)
-                // The current value at once, so a subscriber never starts from nothing: what the
-                // gate last sent, so that a value waiting in the gate is not seen twice.
+                // The current value at once, so a subscriber never starts from nothing (nor from
+                // a value the gate is about to replace).
                 if new.contains(.nowPlaying) {
-                    let p = np.publisher
-                    let value = p.gate.published == nil ? p.currentNowPlaying() : p.publishedNowPlaying
-                    call.connection.sendEncoded(PublishedEvent(.nowPlaying(value)).notificationLine)
+                    subscribers.start(call.connection, from: np.publisher.currentNowPlaying())
                 }
                 if new.contains(.sessions) {
                     call.connection.notify(method: "event", params: [

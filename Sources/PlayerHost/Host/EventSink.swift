@@ -8,6 +8,8 @@ public enum EventTopic: String, Sendable, Hashable, CaseIterable {
     case audio
     case info
     case players
+    /// What each track's artwork resolution came to (`artworkSettled`), failures included.
+    case artwork
 
     /// The topic of a model event.
     public init(_ event: ModelEvent) {
@@ -37,6 +39,8 @@ public final class PublishedEvent {
         /// The gated Now Playing value; nil when the slot is empty. Its `elapsed` holds at its
         /// `timestamp` (readers infer `elapsed + rate × (now − timestamp)`).
         case nowPlaying(NowPlayingSnapshot?)
+        /// An artwork resolution settled: the event's params (`ArtworkResolver`).
+        case artwork(JSON)
     }
 
     public let payload: Payload
@@ -52,6 +56,7 @@ public final class PublishedEvent {
         switch payload {
         case .model(let e): topic = EventTopic(e)
         case .nowPlaying: topic = .nowPlaying
+        case .artwork: topic = .artwork
         }
     }
 
@@ -61,6 +66,7 @@ public final class PublishedEvent {
         case .model(let e): return e.toJSON()
         case .nowPlaying(let value):
             return ["topic": "nowPlaying", "type": "nowPlaying", "nowPlaying": value?.toJSON() ?? .null]
+        case .artwork(let params): return params
         }
     }
 

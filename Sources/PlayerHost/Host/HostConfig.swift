@@ -51,6 +51,14 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var plugins: [PluginConfig]?
     /// Where state.json is kept (default `$XDG_STATE_HOME/playerhost`).
     public var stateDirectory: String?
+    /// `[mpris]`: the MPRIS2 export on the session bus.
+    public var mpris: MPRISConfig?
+    /// The artwork cache's bound in MiB (default 64); least recently used files go past it.
+    public var artworkCacheMB: Int?
+    /// How long one artwork fetch may take, in ms (default 10000).
+    public var artworkTimeoutMilliseconds: Int?
+    /// The largest artwork body fetched, in KiB (default 16384); larger transfers are aborted.
+    public var artworkMaxKB: Int?
     /// The built-in mpv plugin (`[mpv]`).
     public var mpv: MPVConfig?
 
@@ -70,6 +78,10 @@ public struct HostConfig: Codable, Sendable, Equatable {
         ConfigKey("plugin_dir", .string),
         ConfigKey("plugin", .tables(PluginConfig.schema)),
         ConfigKey("state_dir", .string),
+        ConfigKey("mpris", .table(MPRISConfig.schema)),
+        ConfigKey("artwork_cache_mb", .integer),
+        ConfigKey("artwork_timeout_ms", .integer),
+        ConfigKey("artwork_max_kb", .integer),
         ConfigKey("mpv", .table(MPVConfig.schema)),
     ]
 
@@ -86,6 +98,10 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case pluginDirectory = "plugin_dir"
         case plugins = "plugin"
         case stateDirectory = "state_dir"
+        case mpris
+        case artworkCacheMB = "artwork_cache_mb"
+        case artworkTimeoutMilliseconds = "artwork_timeout_ms"
+        case artworkMaxKB = "artwork_max_kb"
         case mpv
     }
 
@@ -103,6 +119,10 @@ public struct HostConfig: Codable, Sendable, Equatable {
         pluginDirectory = try c.decodeIfPresent(String.self, forKey: .pluginDirectory)
         plugins = try c.decodeIfPresent([PluginConfig].self, forKey: .plugins)
         stateDirectory = try c.decodeIfPresent(String.self, forKey: .stateDirectory)
+        mpris = try c.decodeIfPresent(MPRISConfig.self, forKey: .mpris)
+        artworkCacheMB = try c.decodeIfPresent(Int.self, forKey: .artworkCacheMB)
+        artworkTimeoutMilliseconds = try c.decodeIfPresent(Int.self, forKey: .artworkTimeoutMilliseconds)
+        artworkMaxKB = try c.decodeIfPresent(Int.self, forKey: .artworkMaxKB)
         mpv = try c.decodeIfPresent(MPVConfig.self, forKey: .mpv)
     }
 
@@ -189,6 +209,9 @@ public struct HostConfig: Codable, Sendable, Equatable {
             }
         }
         if let c = coalesceMilliseconds, !(0...60_000).contains(c) { throw .config("\(source): coalesce_ms must be 0…60000") }
+        if let a = artworkCacheMB, a < 1 { throw .config("\(source): artwork_cache_mb must be ≥ 1") }
+        if let a = artworkTimeoutMilliseconds, a < 1 { throw .config("\(source): artwork_timeout_ms must be ≥ 1") }
+        if let a = artworkMaxKB, a < 1 { throw .config("\(source): artwork_max_kb must be ≥ 1") }
     }
 
     /// The effective configuration as TOML (`playerhostd --print-config`).
@@ -214,6 +237,19 @@ public struct HostConfig: Codable, Sendable, Equatable {
     private static func path(_ keys: [CodingKey]) -> String {
         keys.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined().trimmingLeadingDot()
     }
+}
+
+/// `[mpris]`: whether the Now Playing session is exported as an MPRIS2 player (default on).
+public struct MPRISConfig: Codable, Sendable, Equatable {
+    public var enabled: Bool?
+
+    static let schema: [ConfigKey] = [
+        ConfigKey("enabled", .boolean),
+    ]
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case enabled }
+
+    public init(enabled: Bool? = nil) { self.enabled = enabled }
 }
 
 /// A plugin executable the config names (`[[plugin]]`).

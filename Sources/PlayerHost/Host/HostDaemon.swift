@@ -26,6 +26,10 @@ public final class HostDaemon {
     /// Saved sessions (state.json) and configuration reloads (SIGHUP, `host.reload`).
     public internal(set) var state: StateStore?
     public internal(set) var reloader: ConfigReloader?
+    /// The MPRIS2 export of the Now Playing session (see `MPRISBridge`).
+    public private(set) var mpris: MPRISBridge?
+    /// Resolves sessions' artwork (nil when its cache directory cannot be made).
+    public private(set) var artwork: ArtworkResolver?
 
     public init(options: HostOptions, logger: Logger) throws(HostError) {
         self.options = options
@@ -41,6 +45,7 @@ public final class HostDaemon {
         dispatcher.table.register(HostMethods.model(nowPlaying))
         dispatcher.table.register(provided.method)
         dispatcher.table.register([ConfigReloader.method(host: self)])
+        dispatcher.table.register(HostMethods.artwork(host: self))
     }
 
     /// Takes the lock, binds the socket, says ready, and runs the loop until shutdown completes.
@@ -75,6 +80,7 @@ public final class HostDaemon {
         provided.connection = { [weak self] id in self?.server.connection(id: id) }
         nowPlaying.connection = { [weak self] id in self?.server.connection(id: Int(id)) }
         nowPlaying.publisher.subscribers.connection = { [weak self] id in self?.server.connection(id: Int(id)) }
+        startArtwork()
         do {
             for sig in [SIGTERM, SIGINT] {
                 let w = try SignalWatcher(loop: loop)
@@ -91,6 +97,7 @@ public final class HostDaemon {
         }
         reloader = ConfigReloader(host: self)
         StateStore.attach(to: self)  // restores saved sessions before plugins set up theirs
+        startMPRIS()
         // Signals first: starting plugins runs the loop, and a SIGTERM then must still shut down in order.
         startPlugins()
         guard !isShuttingDown else { return }
@@ -100,6 +107,44 @@ public final class HostDaemon {
             close(fd)
         }
         SystemdNotifier.notify("READY=1\nMAINPID=\(getpid())", socket: options.notifySocket)
+    }
+
+    private func startMPRIS() {
+        let env = SocketLocation.currentEnvironment()
+        let bridge = MPRISBridge(loop: loop, logger: logger, service: nowPlaying,
+                                 address: DBusConnection.sessionBusAddress(environment: env),
+                                 enabled: options.config.mpris?.enabled ?? true)
+        // D-Bus callers reach these: weak, never unowned.
+        bridge.canOpen = { [weak self] in self?.provided.isProvided("mpv.open") ?? false }
+        bridge.opener = { [weak self] uri in
+            guard let self, let promise = try? self.provided.request("mpv.open", params: ["urls": [.string(uri)]]) else {
+                return .failure(.notSupported("no player plugin can open URIs"))
+            }
+            promise.onComplete { [weak self] result in
+                if case .failure(let e) = result { self?.logger.warning("MPRIS OpenUri \(uri): \(e.message)") }
+            }
+            return .success(())
+        }
+        nowPlaying.publisher.add(bridge)
+        mpris = bridge
+        bridge.start()
+    }
+
+    /// The artwork resolver: its cache, the decoder helper (started on first use) and HTTP.
+    private func startArtwork() {
+        let config = options.config
+        let directory = ArtworkCache.defaultDirectory(environment: SocketLocation.currentEnvironment())
+        do {
+            let cache = try ArtworkCache(directory: directory, limitBytes: (config.artworkCacheMB ?? 64) << 20)
+            let helper = ArtworkHelper(loop: loop, executable: ArtworkResolver.helperPath(), logger: logger)
+            let resolver = ArtworkResolver(service: nowPlaying, cache: cache, helper: helper, http: try CurlMulti(loop: loop), logger: logger)
+            if let ms = config.artworkTimeoutMilliseconds { resolver.limits.timeoutMilliseconds = ms }
+            if let kb = config.artworkMaxKB { resolver.limits.maxBytes = kb << 10 }
+            nowPlaying.publisher.add(resolver, topics: [.info, .sessions])
+            artwork = resolver
+        } catch {
+            logger.error("artwork resolution is off: \(error)")
+        }
     }
 
     private func startPlugins() {
@@ -156,6 +201,8 @@ public final class HostDaemon {
         }
         inProcess.detachAll()
         nowPlaying.close()  // after this no player timer is armed again
+        mpris?.close()
+        artwork?.close()
         for s in signals { s.close() }
         signals.removeAll()
     }

@@ -49,6 +49,7 @@ enum HostMethods {
                     "pid": .int(Int64(getpid())),
                     "timersArmed": .int(Int64(host.loop.activeHandleTypes.filter { $0 == "timer" }.count)),
                     "state": host.state?.statsJSON ?? .null,
+                    "mpris": host.mpris?.statsJSON ?? ["status": "stopped"],
                 ]
             },
             .sync("host.shutdown", summary: "Reply true, then shut down in order.", result: .boolean) { [weak host] _ in

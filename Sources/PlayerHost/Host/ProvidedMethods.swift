@@ -49,20 +49,29 @@ final class ProvidedMethods {
     }
 
     private func forward(_ call: RPCCall) throws(RPCError) -> RPCOutcome {
-        guard let id = providers[call.method], let target = connection(id) else {
-            throw RPCError(.pluginFailure, "the plugin providing \(call.method) is gone")
+        .deferred(try request(call.method, params: .object(call.params.values)))
+    }
+
+    /// Whether a plugin provides `method` now.
+    func isProvided(_ method: String) -> Bool { providers[method] != nil }
+
+    /// Calls a provided method from inside the host (MPRIS OpenUri → `mpv.open`), with the
+    /// same timeout as a forwarded call.
+    func request(_ method: String, params: JSON) throws(RPCError) -> RPCPromise {
+        guard let id = providers[method], let target = connection(id) else {
+            throw RPCError(.pluginFailure, "the plugin providing \(method) is gone")
         }
         let promise = RPCPromise()
         var settled = false
         let timer = try? Timer(loop: loop)
-        let rid = target.request(method: call.method, params: .object(call.params.values)) { result in
+        let rid = target.request(method: method, params: params) { result in
             guard !settled else { return }
             settled = true
             timer?.close()
             switch result {
             case .success: promise.complete(result)
             case .failure(let e) where e.code == RPCErrorCode.shuttingDown.rawValue:
-                promise.complete(.failure(RPCError(.pluginFailure, "the plugin providing \(call.method) went away")))
+                promise.complete(.failure(RPCError(.pluginFailure, "the plugin providing \(method) went away")))
             case .failure: promise.complete(result)
             }
         }
@@ -71,9 +80,9 @@ final class ProvidedMethods {
             settled = true
             timer?.close()
             target?.failOutgoing(id: rid, RPCError(.timeout, "timed out"))
-            promise.complete(.failure(RPCError(.pluginFailure, "the plugin providing \(call.method) did not answer in time")))
+            promise.complete(.failure(RPCError(.pluginFailure, "the plugin providing \(method) did not answer in time")))
         }
-        return .deferred(promise)
+        return promise
     }
 
     /// Drops every method a connection provided.

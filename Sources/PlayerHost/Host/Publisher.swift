@@ -30,6 +30,7 @@ public final class Publisher: NowPlayingReading {
     private enum Work {
         case events([ModelEvent])
         case windowClosed
+        case event(PublishedEvent)
     }
 
     public init(loop: EventLoop, logger: Logger, configuration: NowPlayingGate.Configuration = .init(),
@@ -66,6 +67,11 @@ public final class Publisher: NowPlayingReading {
         run(.events(events))
     }
 
+    /// Publishes an event that is not a model event (an artwork resolution settling).
+    func publish(_ event: PublishedEvent) {
+        run(.event(event))
+    }
+
     private func run(_ work: Work) {
         backlog.append(work)
         guard !isPublishing else { return }
@@ -76,6 +82,7 @@ public final class Publisher: NowPlayingReading {
             switch backlog[i] {
             case .events(let events): deliver(events)
             case .windowClosed: windowClosed()
+            case .event(let e): dispatch(e)
             }
             i += 1
         }

@@ -17,6 +17,9 @@ public final class RPCSubscribers: EventSink {
     public private(set) var deliveries = 0
 
     private var byTopic: [EventTopic: [Int: RPCConnection]] = [:]
+    /// The Now Playing value each connection was given on subscribing, until the next one is
+    /// published: a value that waited in the gate and shows the same is not sent to it again.
+    private var joined: [Int: NowPlayingSnapshot?] = [:]
     /// Connections with events queued but not yet written (`flush()` writes them).
     private var unflushed: [Int: RPCConnection] = [:]
 
@@ -58,10 +61,22 @@ public final class RPCSubscribers: EventSink {
     /// The connection went away: out of every index.
     public func remove(connectionID id: Int) {
         for t in byTopic.keys { byTopic[t]?[id] = nil }
+        joined[id] = nil
+    }
+
+    /// Sends a new `nowPlaying` subscriber the value it starts from (the current one, so it is
+    /// never stale), remembered until the next publication so it does not get it twice.
+    public func start(_ rpc: RPCConnection, from value: NowPlayingSnapshot?) {
+        rpc.sendEncoded(PublishedEvent(.nowPlaying(value)).notificationLine)
+        joined[rpc.id] = .some(value)
     }
 
     public func receive(_ event: PublishedEvent) {
-        let targets = byTopic[event.topic] ?? [:]
+        var targets = byTopic[event.topic] ?? [:]
+        if case .nowPlaying(let value) = event.payload, !joined.isEmpty {
+            for (id, given) in joined where NowPlayingGate.rendersSame(given, value) { targets[id] = nil }
+            joined.removeAll()
+        }
         var owner: RPCConnection?
         if let o = event.owner, targets[Int(o)] == nil { owner = connection(o) }
         guard !targets.isEmpty || owner != nil else { return }

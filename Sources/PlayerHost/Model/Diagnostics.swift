@@ -102,6 +102,7 @@ extension NowPlayingModel {
             out.append(Diagnostic(severity: .info, code: "noArtwork", message: "no artwork: displays show a placeholder",
                                   fix: "set artwork {id, bounds, sources}"))
         }
+        out += artworkFaults(s, info)
         for k in [RemoteCommandKind.skipForward, .skipBackward] {
             let c = s.commandCenter[k]
             if c.isEnabled, c.configuration.preferredIntervals.isEmpty {

@@ -12,12 +12,15 @@ public struct Artwork: Sendable, Hashable {
     public var width: Double?
     public var height: Double?
     public var sources: [String]
+    /// The resolved image (`ArtworkResolution`); set by the host, never read from clients.
+    public var image: ArtworkImage?
 
-    public init(id: String, width: Double? = nil, height: Double? = nil, sources: [String] = []) {
+    public init(id: String, width: Double? = nil, height: Double? = nil, sources: [String] = [], image: ArtworkImage? = nil) {
         self.id = id
         self.width = width
         self.height = height
         self.sources = sources
+        self.image = image
     }
 
     init(json: JSON) throws {
@@ -47,6 +50,7 @@ public struct Artwork: Sendable, Hashable {
     public func toJSON() -> JSON {
         var o: [String: JSON] = ["id": .string(id), "sources": .array(sources.map { .string($0) })]
         if let width, let height { o["bounds"] = ["width": .double(width), "height": .double(height)] }
+        if let image { o["image"] = image.toJSON() }
         return .object(o)
     }
 }

@@ -13,13 +13,13 @@ extension NowPlayingModel {
             let info = s.manualInfo
             let state: PlaybackState
             if info.isEmpty { state = .stopped } else if (info.rate ?? 0) > 0 { state = .playing } else { state = .paused }
-            return PublishedInfo(info: info, playbackState: interrupted && state != .playing ? .interrupted : state,
+            return PublishedInfo(info: withResolvedArtwork(info, s), playbackState: interrupted && state != .playing ? .interrupted : state,
                                  timestamp: s.manualTimestamp)
         }
         let base = s.manualInfo.removing(InfoKey.automatic)
         guard let pid = s.playerIDs.first, let p = players[pid], let item = p.timeline.currentItem else {
             let state: PlaybackState = interrupted ? .interrupted : .stopped
-            return PublishedInfo(info: base, playbackState: state, timestamp: players[s.playerIDs.first ?? ""]?.timeline.anchorTime ?? .zero)
+            return PublishedInfo(info: withResolvedArtwork(base, s), playbackState: state, timestamp: players[s.playerIDs.first ?? ""]?.timeline.anchorTime ?? .zero)
         }
         let t = p.timeline
         var info = item.effectiveInfo.removing(InfoKey.automatic).fillingGaps(from: base)
@@ -32,7 +32,7 @@ extension NowPlayingModel {
         info[.queueCount] = .integer(t.items.count)
         var state = p.playbackState
         if interrupted, state != .playing { state = .interrupted }
-        return PublishedInfo(info: info, playbackState: state, timestamp: t.anchorTime)
+        return PublishedInfo(info: withResolvedArtwork(info, s), playbackState: state, timestamp: t.anchorTime)
     }
 
     /// The ads of the current item of an automatically publishing session (item info first,

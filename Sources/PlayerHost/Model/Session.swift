@@ -113,6 +113,8 @@ public struct Session: Sendable, Hashable {
     public internal(set) var manualInfo = NowPlayingInfo()
     /// When `elapsed`/`rate` of `manualInfo` held.
     public internal(set) var manualTimestamp: MonotonicInstant = .zero
+    /// What the current track's artwork resolved to (`NowPlayingModel+Artwork`).
+    public internal(set) var artworkOutcome: ArtworkOutcome?
     let order: UInt64
 }
 

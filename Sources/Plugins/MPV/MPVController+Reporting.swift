@@ -2,19 +2,17 @@ import PlayerHost
 
 /// Reporting mpv's true state to the host (`player.sync`) at key moments only.
 ///
-/// Observed property changes and playback restarts schedule a report; changes that arrive
-/// together (a file opening sends a burst) make one. A report reads what moves — `time-pos`,
-/// `pause`, `speed`, `playlist-pos` — with `get_property` at that moment, so it is consistent
-/// with mpv even when a property-change event is still on its way. Reports are held while a file
-/// opens or a seek lands (its tags and position are not known yet), at most `maxHoldNS`. A report
-/// that says what the host already infers is not sent, so steady playback sends nothing.
+/// Observed property changes and playback restarts schedule a report on the next loop turn (what
+/// mpv said in one read makes one report). A report reads what moves — `time-pos`, `pause`,
+/// `speed`, `playlist-pos` — with `get_property` at that moment, so it is consistent with mpv
+/// even when a property-change event is still on its way. Reports are held while a file opens or
+/// a seek lands (its tags and position are not known yet), at most `maxHoldNS`. Nothing else is
+/// decided here: the model ignores a report that agrees with what it infers, and the host's gate
+/// coalesces and deduplicates what is published (issue 8: one gatekeeper). Steady playback
+/// changes no property, so it reports nothing.
 extension MPVController {
     /// Past this, a hold is over whatever mpv says, so a lost event cannot silence the session.
     static let maxHoldNS: UInt64 = 2_000_000_000
-    /// Property changes this close together make one report.
-    static let coalesceMS: UInt64 = 15
-    /// A reported elapsed within this of the inferred one changes nothing worth publishing.
-    static let elapsedTolerance = 0.25
 
     var isHolding: Bool {
         (loadingFile || seeking || restoreStage != nil) && EventLoop.hrtime() - holdSince < Self.maxHoldNS
@@ -28,16 +26,15 @@ extension MPVController {
         return max(0, e)
     }
 
-    /// A key moment happened: report soon.
-    func scheduleSync(afterMS delay: UInt64 = coalesceMS) {
+    /// A key moment happened: report on the next loop turn.
+    func scheduleSync(afterMS delay: UInt64 = 0) {
         guard phase == .running, !syncScheduled else { return }
         if syncTimer == nil { syncTimer = try? Timer(loop: loop) }
         syncScheduled = true
         syncTimer?.start(after: delay) { [weak self] in self?.flushSync() }
     }
 
-    /// Reports now (once the hold is over) and runs `then` when the host has the report, or at
-    /// once if there was nothing new to say.
+    /// Reports now (once the hold is over) and runs `then` when the host has the report.
     func syncNow(_ then: @escaping () -> Void) {
         syncDone.append(then)
         syncTimer?.stop()
@@ -88,24 +85,17 @@ extension MPVController {
         for w in waiting { w() }
     }
 
-    /// Sends a report unless the host already has it; keeps the anchor readers infer from.
+    /// Sends a report; keeps the anchor readers infer from (for a restart's restore).
     private func send(_ report: [String: JSON], _ done: @escaping () -> Void) {
-        var shape = report
-        let elapsed = shape.removeValue(forKey: "elapsed")?.doubleValue
+        let elapsed = report["elapsed"]?.doubleValue
         let rate = report["rate"]?.doubleValue ?? 0
-        let predicted = inferredElapsed
-        if shape == lastReport, let p = predicted, elapsed.map({ abs($0 - p) < Self.elapsedTolerance }) ?? true {
-            return done()
-        }
-        lastReport = shape
-        lastAnchor = (elapsed ?? predicted ?? 0, rate, EventLoop.hrtime())
+        lastAnchor = (elapsed ?? inferredElapsed ?? 0, rate, EventLoop.hrtime())
         self.report(report, done)
     }
 
     /// mpv died: the session shows `failed` (playbackState follows) at the last known position.
     func reportFailure() {
         let position = inferredElapsed
-        lastReport = nil
         lastAnchor = (position ?? 0, 0, EventLoop.hrtime())
         report(state.report(elapsed: position, failed: true)) {}
     }

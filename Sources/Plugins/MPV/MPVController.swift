@@ -69,7 +69,6 @@ final class MPVController {
     var syncInFlight = false
     var syncAgain = false
     var syncDone: [() -> Void] = []
-    var lastReport: [String: JSON]?
     var lastAnchor: (elapsed: Double, rate: Double, at: UInt64)?
     /// Set when the plugin detaches: the socket directory is removed once mpv has exited.
     var removesDirectoryOnExit = false

@@ -1,0 +1,296 @@
+import Glibc
+import Logging
+
+/// Carries out `ArtworkResolution`'s actions: the embedded picture through the decoder helper,
+/// the on-disk cache, local files and http(s) fetches on the loop (then validated by the helper
+/// and cached). The outcome goes back into the model (`settleArtwork`), so it is published through
+/// the one publication path like any other info change; a failure becomes a doctor fault.
+///
+/// It is an `EventSink` for the info and sessions topics: each session's published info names the
+/// request, and a new request is a new generation.
+public final class ArtworkResolver: EventSink {
+    let service: NowPlayingService
+    let logger: Logger
+    public let cache: ArtworkCache
+    let helper: ArtworkHelper
+    let http: CurlMulti
+    /// Bounds of each fetch (`artwork_timeout_ms`, `artwork_max_kb`).
+    public var limits = CurlMulti.Limits()
+    public private(set) var state = ArtworkResolution()
+    /// The fetch running for a session's generation, to cancel it when the track changes.
+    private var fetches: [SessionID: (generation: UInt64, token: Int)] = [:]
+    private var queue: [ArtworkResolution.Action] = []
+    private var isRunning = false
+    private var isClosed = false
+    /// Outcomes settled since start (benchmarks and tests).
+    public private(set) var resolvedCount = 0
+    public private(set) var failedCount = 0
+
+    init(service: NowPlayingService, cache: ArtworkCache, helper: ArtworkHelper, http: CurlMulti, logger: Logger) {
+        self.service = service
+        self.cache = cache
+        self.helper = helper
+        self.http = http
+        self.logger = logger
+    }
+
+    /// Where the helper executable is: beside the running daemon's own executable.
+    static func helperPath() -> String {
+        var buf = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buf, 4095)
+        let me = String(decoding: buf[0..<max(n, 0)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return SocketLocation.directory(of: me) + "/playerhost-artwork"
+    }
+
+    /// The `EventSink` side: info and session events from the publisher. Nothing is published
+    /// from here; every step answers on a later loop turn.
+    public func receive(_ event: PublishedEvent) {
+        if case .model(let e) = event.payload { observe([e]) }
+    }
+
+    /// Sees published model events: sessions whose info changed get their request looked at
+    /// again; closed sessions drop theirs.
+    func observe(_ events: [ModelEvent]) {
+        guard !isClosed else { return }
+        var touched: [SessionID] = []
+        for event in events {
+            switch event {
+            case .infoChanged(let s, _), .sessionCreated(let s):
+                if !touched.contains(s) { touched.append(s) }
+            case .sessionClosed(let s, _):
+                run(state.closed(s))
+            default:
+                break
+            }
+        }
+        for s in touched {
+            guard let session = service.model.sessions[s] else { continue }
+            let request = ArtworkRequest(info: service.model.publishedInfo(session).info)
+            run(state.observe(s, request: request))
+        }
+    }
+
+    /// Stops fetches and the helper (shutdown).
+    func close() {
+        isClosed = true
+        http.close()
+        helper.close()
+    }
+
+    // MARK: - Actions
+
+    private func run(_ actions: [ArtworkResolution.Action]) {
+        queue += actions
+        guard !isRunning else { return }
+        isRunning = true
+        defer { isRunning = false }
+        while !queue.isEmpty {
+            let action = queue.removeFirst()
+            switch action {
+            case .start(let s, let generation, let step, let request):
+                start(s, generation, step, request)
+            case .cancel(let s, let generation):
+                if let f = fetches[s], f.generation == generation {
+                    http.cancel(f.token)
+                    fetches[s] = nil
+                }
+            case .settle(let s, let outcome):
+                settle(s, outcome)
+            }
+        }
+    }
+
+    private func start(_ s: SessionID, _ generation: UInt64, _ step: ArtworkStep, _ request: ArtworkRequest) {
+        let succeed = { [weak self] (image: ArtworkImage) in
+            guard let self else { return }
+            self.run(self.state.succeeded(s, generation: generation, image: image))
+        }
+        let fail = { [weak self] (reason: String?) in
+            guard let self else { return }
+            self.run(self.state.failed(s, generation: generation, reason: reason))
+        }
+        switch step {
+        case .embedded(let media):
+            let tmp = cache.temporaryPath()
+            helper.request(["op": "embedded", "media": .string(media), "out": .string(tmp)]) { [weak self] result in
+                guard let self else { return }
+                switch result {
+                case .success(.file(let info)):
+                    guard let e = self.cache.insert(id: request.id, original: true, temporary: tmp, info: info) else {
+                        return fail("cannot store the embedded picture in \(self.cache.directory)")
+                    }
+                    succeed(self.image(e, from: .embedded))
+                case .success(.none):
+                    unlink(tmp)
+                    fail(nil)
+                case .failure(let reason):
+                    unlink(tmp)
+                    fail("embedded picture of \(media): \(reason)")
+                }
+            }
+        case .cache:
+            // On the next loop turn, like every other step: a sink never publishes from inside the
+            // publication that called it, and the result still lands inside the gate's window.
+            later { [weak self] in
+                guard let self else { return }
+                if let e = self.cache.original(for: request.id) {
+                    succeed(self.image(e, from: .cache))
+                } else {
+                    fail(nil)
+                }
+            }
+        case .file(let path):
+            validate(input: path, request: request, what: path, succeed: succeed, fail: fail)
+        case .remote(let url):
+            let token = http.fetch(url, limits: limits) { [weak self] result in
+                guard let self else { return }
+                if self.fetches[s]?.generation == generation { self.fetches[s] = nil }
+                switch result {
+                case .success(let body):
+                    let tmp = self.cache.temporaryPath()
+                    guard ArtworkCache.write(tmp, body) else {
+                        return fail("\(url): cannot write to \(self.cache.directory)")
+                    }
+                    self.validate(input: tmp, request: request, what: url, succeed: succeed, fail: fail)
+                case .failure(let error):
+                    fail("\(url): \(error)")
+                }
+            }
+            fetches[s] = (generation, token)
+        }
+    }
+
+    /// Has the helper check that `input` decodes as an image and adopts it as the original.
+    private func validate(input: String, request: ArtworkRequest, what: String,
+                          succeed: @escaping (ArtworkImage) -> Void, fail: @escaping (String?) -> Void) {
+        let tmp = input.hasPrefix(cache.directory + "/tmp.") ? input : cache.temporaryPath()
+        helper.request(["op": "image", "in": .string(input), "out": .string(tmp)]) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(.file(let info)):
+                guard let e = self.cache.insert(id: request.id, original: true, temporary: tmp, info: info) else {
+                    return fail("\(what): cannot store it in \(self.cache.directory)")
+                }
+                succeed(self.image(e, from: .remote))
+            case .success(.none):
+                unlink(tmp)
+                fail("\(what): not an image")
+            case .failure(let reason):
+                unlink(tmp)
+                fail("\(what): \(reason)")
+            }
+        }
+    }
+
+    private func settle(_ s: SessionID, _ outcome: ArtworkOutcome) {
+        switch outcome {
+        case .resolved: resolvedCount += 1
+        case .failed(let r, let reason):
+            failedCount += 1
+            logger.warning("artwork '\(r.id)' of session \(s) not resolved: \(reason)")
+        }
+        do {
+            try service.perform { m, t in try m.settleArtwork(session: s, outcome, now: t) }
+        } catch {
+            logger.debug("artwork of session \(s) not recorded: \(error)")
+            return
+        }
+        // The `artwork` topic: what a resolution came to, failures included (which publish nothing).
+        var event: [String: JSON] = ["topic": "artwork", "type": "artworkSettled", "session": .string(s),
+                                     "id": .string(outcome.request.id)]
+        switch outcome {
+        case .resolved(_, let image): event["image"] = image.toJSON()
+        case .failed(_, let reason): event["error"] = .string(reason)
+        }
+        service.publisher.publish(PublishedEvent(.artwork(.object(event))))
+    }
+
+    func image(_ e: ArtworkCache.Entry, from: ArtworkOrigin) -> ArtworkImage {
+        ArtworkImage(url: "file://" + Self.escape(cache.path(e)), width: e.width, height: e.height, type: e.type, from: from)
+    }
+
+    /// Percent-escapes what a `file://` URL cannot carry as is (the cache's own names never need
+    /// it; `$XDG_CACHE_HOME` might).
+    static func escape(_ path: String) -> String {
+        var out = ""
+        for b in path.utf8 {
+            let c = Character(Unicode.Scalar(b))
+            if b < 0x80, c.isLetter || c.isNumber || "/-._~".contains(c) {
+                out.append(c)
+            } else {
+                let hex = String(b, radix: 16, uppercase: true)
+                out += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return out
+    }
+
+    // MARK: - Renditions
+
+    /// `artwork.get`: the best rendition of a session's resolved artwork for a `width`×`height`
+    /// box — the smallest cached one at least that large, else the original scaled down now (and
+    /// cached); never larger than the original. Nil when the session shows no artwork.
+    func rendition(session: SessionID, width: Int?, height: Int?, _ completion: @escaping (Result<JSON, RPCError>) -> Void) {
+        guard let s = service.model.sessions[session],
+              case .artwork(let a)? = service.model.publishedInfo(s).info[.artwork], let image = a.image else {
+            return completion(.success(.null))
+        }
+        guard let original = cache.original(for: a.id) else { return completion(.success(.null)) }
+        let ow = original.width, oh = original.height
+        let w = width ?? (height.map { $0 * ow / max(oh, 1) } ?? ow)
+        let h = height ?? (width.map { $0 * oh / max(ow, 1) } ?? oh)
+        let scale = min(Double(w) / Double(ow), Double(h) / Double(oh), 1)
+        let tw = max(1, Int((Double(ow) * scale).rounded())), th = max(1, Int((Double(oh) * scale).rounded()))
+        func answer(_ e: ArtworkCache.Entry) -> JSON {
+            ["url": .string("file://" + Self.escape(cache.path(e))), "path": .string(cache.path(e)),
+             "width": .int(Int64(e.width)), "height": .int(Int64(e.height)), "type": .string(e.type),
+             "from": .string(image.from.rawValue), "original": .bool(e.isOriginal)]
+        }
+        if tw >= ow && th >= oh { return completion(.success(answer(original))) }
+        if let best = cache.renditions(for: a.id).first(where: { $0.width + 1 >= tw && $0.height + 1 >= th && $0.width <= ow }) {
+            cache.touch(best)
+            return completion(.success(answer(best)))
+        }
+        let png = original.type == "image/png" || original.type == "image/gif" || original.type == "image/webp"
+        let tmp = cache.temporaryPath(png ? ".png" : ".jpg")
+        helper.request(["op": "thumbnail", "in": .string(cache.path(original)), "out": .string(tmp),
+                        "width": .int(Int64(tw)), "height": .int(Int64(th))]) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(.file(let info)):
+                guard let e = self.cache.insert(id: a.id, original: false, temporary: tmp, info: info) else {
+                    return completion(.failure(RPCError(.internalError, "cannot store the rendition in \(self.cache.directory)")))
+                }
+                completion(.success(answer(e)))
+            case .success(.none), .failure:
+                unlink(tmp)
+                var reason = "no image"
+                if case .failure(let r) = result { reason = r.description }
+                completion(.failure(RPCError(.internalError, "the rendition could not be made: \(reason)")))
+            }
+        }
+    }
+
+    private func later(_ body: @escaping () -> Void) {
+        guard let t = try? Timer(loop: service.loop) else { return }
+        t.start(after: 0) {
+            t.close()
+            body()
+        }
+    }
+
+    /// `artwork.status`: the helper, the cache and what was resolved.
+    var statusJSON: JSON {
+        [
+            "helper": ["pid": helper.pid.map { .int(Int64($0)) } ?? .null, "restarts": .int(Int64(helper.restarts)),
+                       "lastExit": helper.lastExit.map { .string($0) } ?? .null],
+            "cache": ["directory": .string(cache.directory), "bytes": .int(Int64(cache.totalBytes)),
+                      "limitBytes": .int(Int64(cache.limitBytes)), "files": .int(Int64(cache.files.count)),
+                      "evictions": .int(Int64(cache.evictions)), "discarded": .int(Int64(cache.discarded))],
+            "fetching": .int(Int64(http.activeCount)),
+            "resolved": .int(Int64(resolvedCount)),
+            "failed": .int(Int64(failedCount)),
+            "staleDropped": .int(Int64(state.staleDropped)),
+        ]
+    }
+}

@@ -1,0 +1,267 @@
+import Logging
+
+/// The Now Playing session as an MPRIS2 player on the session bus.
+///
+/// Owns `org.mpris.MediaPlayer2.playerhost` at `/org/mpris/MediaPlayer2` for as long as the
+/// daemon runs (not only while something is Now Playing: a name that comes and goes makes
+/// desktop shells flicker; with nothing Now Playing it shows Stopped, empty Metadata and
+/// `CanPlay` false, which shells take as "hide the card"). Its input is one typed value,
+/// `MPRISNowPlaying?`, from the gate's published Now Playing value (an `EventSink` for the
+/// `nowPlaying` topic; `commands` so Can* follow at once); `MPRISProperties` maps it, and the diff
+/// with the previous mapping is what goes out: PropertiesChanged with the new values for
+/// real changes only, `Seeked` on a jump. Method calls and property writes become commands of
+/// the Now Playing session through the same path as `command.send`.
+///
+/// Lifecycle: disabled by `[mpris] enabled = false`; no session bus → the daemon runs without
+/// MPRIS and says so once; the bus going away → reconnect with backoff (100 ms doubling to 5 s).
+public final class MPRISBridge: DBusObjectHandler {
+    public static let busName = "org.mpris.MediaPlayer2.playerhost"
+    public static let objectPath = "/org/mpris/MediaPlayer2"
+    static let identity = "PlayerHost"
+    static let maxBackoffMilliseconds: UInt64 = 5000
+
+    /// Where the bridge stands, as `host.stats` shows it.
+    public enum Status: String, Sendable {
+        case disabled
+        case noSessionBus = "no session bus"
+        case connecting
+        case active
+        /// Connected, but another process owns the name; we are queued behind it.
+        case queued
+        case reconnecting
+        case stopped
+    }
+
+    public private(set) var status: Status = .connecting
+    /// The properties as last published.
+    public private(set) var properties = MPRISProperties()
+    /// PropertiesChanged and Seeked signals sent since start.
+    public private(set) var signalsSent = 0
+    public private(set) var reconnects = 0
+
+    let loop: EventLoop
+    let logger: Logger
+    let service: NowPlayingService
+    let address: String?
+    let enabled: Bool
+    /// Opens a URI in a player plugin (OpenUri); nil when none can.
+    var opener: ((String) -> Result<Void, DBusError>)?
+    /// Whether a player plugin can open URIs now (SupportedUriSchemes is empty otherwise).
+    var canOpen: () -> Bool = { false }
+
+    private var connection: DBusConnection?
+    private var reconnectTimer: Timer?
+    private var backoff: UInt64 = 100
+    private var isClosed = false
+    private var outageLogged = false
+    private var liveCache: (turn: UInt64, value: MPRISProperties)?
+
+    /// `address`: the session bus (nil: there is none).
+    public init(loop: EventLoop, logger: Logger, service: NowPlayingService, address: String?, enabled: Bool = true) {
+        self.loop = loop
+        self.logger = logger
+        self.service = service
+        self.address = address
+        self.enabled = enabled
+    }
+
+    /// Connects, exports the object and asks for the name (answers arrive on later turns).
+    public func start() {
+        guard enabled else {
+            status = .disabled
+            logger.info("MPRIS is off ([mpris] enabled = false)")
+            return
+        }
+        guard address != nil else {
+            status = .noSessionBus
+            logger.notice("no session bus (DBUS_SESSION_BUS_ADDRESS unset, no $XDG_RUNTIME_DIR/bus): running without MPRIS")
+            return
+        }
+        properties = MPRISProperties(currentValue())
+        connect()
+    }
+
+    /// Shutdown: closes the connection (the name goes with it) and the reconnect timer.
+    public func close() {
+        isClosed = true
+        reconnectTimer?.close()
+        reconnectTimer = nil
+        connection?.close()
+        connection = nil
+        if status != .disabled && status != .noSessionBus { status = .stopped }
+    }
+
+    /// `host.stats`' `mpris` object.
+    var statsJSON: JSON {
+        ["status": .string(status.rawValue), "busName": .string(Self.busName),
+         "signalsSent": .int(Int64(signalsSent)), "reconnects": .int(Int64(reconnects)),
+         "messagesDispatched": .int(Int64(connection?.messagesProcessed ?? 0))]
+    }
+
+    // MARK: - Input
+
+    /// The Now Playing value as shown now (guarded, elapsed inferred) with its command center.
+    private func currentValue() -> MPRISNowPlaying? {
+        service.publisher.currentNowPlaying().map { MPRISNowPlaying($0, commands: commands(of: $0.session)) }
+    }
+
+    /// The live properties, built once per loop turn (a GetAll or a PropertiesChanged reads a
+    /// dozen); anything that may change the model in between drops the cache.
+    private func liveProperties() -> MPRISProperties {
+        let turn = loop.nowMilliseconds
+        if let cached = liveCache, cached.turn == turn { return cached.value }
+        let value = MPRISProperties(currentValue())
+        liveCache = (turn, value)
+        return value
+    }
+
+    private func commands(of session: SessionID) -> CommandCenter {
+        service.model.sessions[session]?.commandCenter ?? CommandCenter()
+    }
+
+    /// Publishes a new Now Playing value: PropertiesChanged for what differs, Seeked on a jump.
+    public func update(_ value: MPRISNowPlaying?) {
+        liveCache = nil
+        let new = MPRISProperties(value)
+        let old = properties
+        properties = new
+        guard let connection else { return }
+        let changed = new.changedPlayerProperties(since: old)
+        if !changed.isEmpty {
+            connection.emitPropertiesChanged(path: Self.objectPath, interface: .player, names: changed)
+            signalsSent += 1
+        }
+        if let position = new.seekedPosition(since: old) {
+            connection.emitSeeked(path: Self.objectPath, position: position)
+            signalsSent += 1
+        }
+    }
+
+    // MARK: - DBusObjectHandler
+
+    public func value(of property: String, in interface: MPRISInterface) -> DBusValue? {
+        switch (interface, property) {
+        case (.root, "CanQuit"), (.root, "CanRaise"), (.root, "HasTrackList"): return .boolean(false)
+        case (.root, "Identity"): return .string(Self.identity)
+        case (.root, "SupportedUriSchemes"): return .strings(canOpen() ? ["file", "http", "https"] : [])
+        case (.root, "SupportedMimeTypes"):
+            return .strings(canOpen() ? ["audio/mpeg", "audio/flac", "audio/ogg", "audio/wav", "audio/mp4", "video/mp4", "video/webm"] : [])
+        case (.player, "Volume"): return .double(1.0)
+        case (.player, "CanControl"): return .boolean(true)
+        case (.player, _):
+            // A Get reads the value as it is now; signals carry what the gate let through, so a
+            // caller asking right after a command sees its effect even inside a coalescing window.
+            let live = liveProperties()
+            if property == "Position" { return .int64(live.positionMicroseconds(at: service.now)) }
+            return live.playerProperties[property]
+        default: return nil
+        }
+    }
+
+    public func set(_ property: String, in interface: MPRISInterface, to value: DBusValue) -> Result<Void, DBusError> {
+        carryOut(MPRISRequest.set(property, interface: interface, value: value))
+    }
+
+    public func call(_ member: String, in interface: MPRISInterface, arguments: [DBusValue]) -> Result<Void, DBusError> {
+        // Against the live value, as Gets show it (SetPosition's trackid comes from a Get).
+        let live = liveProperties()
+        return carryOut(MPRISRequest.call(member, interface: interface, arguments: arguments, properties: live, now: service.now))
+    }
+
+    private func carryOut(_ request: MPRISRequest) -> Result<Void, DBusError> {
+        liveCache = nil
+        switch request {
+        case .ignore:
+            return .success(())
+        case .fail(let e):
+            return .failure(e)
+        case .open(let uri):
+            guard let opener else { return .failure(.notSupported("no player plugin can open URIs")) }
+            return opener(uri)
+        case .send(let kind, let payload):
+            // The path command.send takes. A disabled or untargeted command does nothing: MPRIS
+            // callers are told through Can*, not by an error.
+            do {
+                let progress = try service.perform { m, t in try m.sendCommand(kind, session: nil, payload: payload, now: t) }
+                service.drive(progress, promise: nil)
+            } catch {
+                logger.debug("MPRIS \(kind.rawValue): \(error.message)")
+            }
+            return .success(())
+        }
+    }
+
+    // MARK: - Connection
+
+    private func connect() {
+        guard !isClosed, let address else { return }
+        let c = DBusConnection(loop: loop, address: address)
+        c.onDisconnect = { [weak self] reason in self?.lost(reason) }
+        c.onNameAcquired = { [weak self] name, owned in
+            guard let self else { return }
+            self.status = owned ? .active : .queued
+            self.backoff = 100
+            self.outageLogged = false
+            if owned { self.logger.info("MPRIS: \(name) on \(address)") } else { self.logger.warning("MPRIS: \(name) is owned by another process; queued") }
+        }
+        do {
+            try c.start()
+            try c.exportMPRIS(path: Self.objectPath, handler: self)
+            try c.requestName(Self.busName)
+        } catch {
+            c.close()
+            retry("\(error.message)")
+            return
+        }
+        connection = c
+        status = .connecting
+        // What changed while away goes out as one PropertiesChanged once we are back.
+        update(currentValue())
+    }
+
+    private func lost(_ reason: String) {
+        connection = nil
+        retry("the session bus went away (\(reason))")
+    }
+
+    /// Tries again after the backoff; the first failure of an outage is logged, the rest at debug.
+    private func retry(_ reason: String) {
+        guard !isClosed else { return }
+        status = .reconnecting
+        if outageLogged {
+            logger.debug("MPRIS: \(reason); retrying in \(backoff) ms")
+        } else {
+            logger.warning("MPRIS: \(reason); reconnecting with backoff")
+            outageLogged = true
+        }
+        if reconnectTimer == nil { reconnectTimer = try? Timer(loop: loop) }
+        reconnectTimer?.start(after: backoff) { [weak self] in
+            guard let self else { return }
+            self.reconnects += 1
+            self.connect()
+        }
+        backoff = min(backoff * 2, Self.maxBackoffMilliseconds)
+    }
+}
+
+extension MPRISBridge: EventSink {
+    /// The gated Now Playing value, and command changes of the Now Playing session (Can*,
+    /// LoopStatus, Shuffle, rates), which the gate does not carry. Registered for every topic so
+    /// that any model change drops the live cache.
+    public func receive(_ event: PublishedEvent) {
+        // Every model change comes with an event: the live value read by Gets is stale now.
+        liveCache = nil
+        guard connection != nil else { return }
+        switch event.payload {
+        case .nowPlaying(let snapshot):
+            update(snapshot.map { MPRISNowPlaying($0, commands: commands(of: $0.session)) })
+        case .model(.commandChanged(let session, _)) where session == properties.session:
+            // The last published value with the new command center (not the live one: what is
+            // held in the gate's window comes out when the window closes).
+            let published = service.publisher.publishedNowPlaying.flatMap { $0.session == session ? $0 : nil }
+            update(published.map { MPRISNowPlaying($0, commands: commands(of: session)) })
+        default:
+            break
+        }
+    }
+}

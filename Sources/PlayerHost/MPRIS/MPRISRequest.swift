@@ -1,0 +1,77 @@
+/// What an MPRIS method call or property write asks the host to do: a pure mapping from the
+/// D-Bus request and the current properties to a command-center command of the Now Playing
+/// session (the path `command.send` takes), so a disabled command does nothing.
+public enum MPRISRequest: Sendable, Hashable {
+    /// Send this command to the Now Playing session.
+    case send(RemoteCommandKind, payload: [String: JSON])
+    /// Open a URI (OpenUri), when a plugin can.
+    case open(String)
+    /// Valid, but nothing to do (the spec says to ignore it).
+    case ignore
+    /// A D-Bus error reply.
+    case fail(DBusError)
+
+    /// A method of `org.mpris.MediaPlayer2.Player` (or the root interface's Raise/Quit, which
+    /// do nothing: CanRaise and CanQuit are false, and Quit must not stop the host).
+    public static func call(_ member: String, interface: MPRISInterface, arguments: [DBusValue],
+                            properties p: MPRISProperties, now: MonotonicInstant) -> MPRISRequest {
+        guard interface == .player else { return .ignore }
+        switch member {
+        case "Play": return .send(.play, payload: [:])
+        case "Pause": return .send(.pause, payload: [:])
+        case "PlayPause": return .send(.togglePlayPause, payload: [:])
+        case "Stop": return .send(.stop, payload: [:])
+        case "Next": return .send(.nextTrack, payload: [:])
+        case "Previous": return .send(.previousTrack, payload: [:])
+        case "Seek":
+            guard let offset = arguments.first?.int64Value else { return .fail(.invalidArgs("Seek takes (x Offset)")) }
+            guard p.session != nil else { return .ignore }
+            let target = p.position(at: now) + Double(offset) / 1_000_000
+            // The spec: past the end behaves like Next; before the start, seek to 0.
+            if let d = p.duration, target > d { return .send(.nextTrack, payload: [:]) }
+            return .send(.changePlaybackPosition, payload: ["position": .double(max(0, target))])
+        case "SetPosition":
+            guard arguments.count == 2, case .objectPath(let track) = arguments[0], let us = arguments[1].int64Value else {
+                return .fail(.invalidArgs("SetPosition takes (o TrackId, x Position)"))
+            }
+            // A stale trackid or a position outside [0, length] is ignored, per the spec.
+            guard p.session != nil, track == p.trackID, us >= 0 else { return .ignore }
+            let seconds = Double(us) / 1_000_000
+            if let d = p.duration, seconds > d { return .ignore }
+            return .send(.changePlaybackPosition, payload: ["position": .double(seconds)])
+        case "OpenUri":
+            guard let uri = arguments.first?.stringValue else { return .fail(.invalidArgs("OpenUri takes (s Uri)")) }
+            return .open(uri)
+        default:
+            return .fail(DBusError("org.freedesktop.DBus.Error.UnknownMethod", "no method \(member)"))
+        }
+    }
+
+    /// A property write: Rate, LoopStatus and Shuffle become commands; Volume is fixed at 1.0
+    /// (no backend has a volume), so writing it changes nothing.
+    public static func set(_ property: String, interface: MPRISInterface, value: DBusValue) -> MPRISRequest {
+        guard interface == .player else { return .fail(DBusError("org.freedesktop.DBus.Error.PropertyReadOnly", "\(property) is read-only")) }
+        switch (property, value) {
+        case ("Rate", .double(let r)):
+            guard r.isFinite else { return .fail(.invalidArgs("Rate must be finite")) }
+            // The spec: 0 acts as Pause; negative rates are not MPRIS's.
+            if r == 0 { return .send(.pause, payload: [:]) }
+            return r < 0 ? .ignore : .send(.changePlaybackRate, payload: ["rate": .double(r)])
+        case ("LoopStatus", .string(let s)):
+            let mode: RepeatMode
+            switch s {
+            case "None": mode = .off
+            case "Track": mode = .one
+            case "Playlist": mode = .all
+            default: return .fail(.invalidArgs("LoopStatus must be None, Track or Playlist"))
+            }
+            return .send(.changeRepeatMode, payload: ["repeatType": .string(mode.rawValue)])
+        case ("Shuffle", .boolean(let on)):
+            return .send(.changeShuffleMode, payload: ["shuffleType": .string(on ? ShuffleMode.items.rawValue : ShuffleMode.off.rawValue)])
+        case ("Volume", .double):
+            return .ignore
+        default:
+            return .fail(.invalidArgs("cannot set \(property) to a \(value.signature)"))
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import Glibc
+import Testing
+@testable import PlayerHost
+
+/// Issue 10 end to end: the real daemon on a private dbus-daemon, driven by the real
+/// `playerctl`, `gdbus` and `dbus-monitor`. Few, each bounded by deadlines.
+@Suite(.serialized) struct MPRISEndToEndTests {
+    @Test func playerctlReachesTheCommandCenter() throws {
+        let f = try MPRISFixture()
+        defer { f.close() }
+        #expect(try f.waitForName())
+        #expect(try f.sh("playerctl -l").contains("playerhost"))
+        #expect(try f.playerctl("status") == "Playing")
+        #expect(try f.playerctl("metadata --format '{{artist}} - {{title}}'") == "Ann - Alpha")
+        #expect(try f.playerctl("metadata xesam:album") == "First")
+        #expect(try f.playerctl("metadata mpris:length") == "100000000")
+
+        let c = try f.harness.client()
+        defer { c.close() }
+        try f.playerctl("play-pause")
+        #expect(try c.call("nowPlaying.get")["playbackState"] == "paused")
+        #expect(try f.playerctl("status") == "Paused")
+        try f.playerctl("play-pause")
+        #expect(try f.playerctl("status") == "Playing")
+        try f.playerctl("next")
+        #expect(try f.playerctl("metadata title") == "Beta")
+        try f.playerctl("previous")
+        #expect(try f.playerctl("metadata title") == "Alpha")
+
+        try f.playerctl("position 30")
+        let at30 = Double(try f.playerctl("position")) ?? -1
+        #expect(at30 >= 30 && at30 < 40, "position \(at30)")
+        try f.playerctl("position 5+")
+        let at35 = Double(try f.playerctl("position")) ?? -1
+        #expect(at35 >= 35 && at35 < 45, "position \(at35)")
+
+        try f.playerctl("loop Track")
+        #expect(try f.playerctl("loop") == "Track")
+        #expect(try c.call("player.get", ["session": "main"])["repeatMode"] == "one")
+        try f.playerctl("shuffle On")
+        #expect(try f.playerctl("shuffle") == "On")
+        #expect(try c.call("player.get", ["session": "main"])["shuffleMode"] == "items")
+    }
+
+    @Test func handOffSwitchesMetadataStatusAndTrackIDAndBack() throws {
+        let f = try MPRISFixture()
+        defer { f.close() }
+        #expect(try f.waitForName())
+        let mainTrack = try f.playerctl("metadata mpris:trackid")
+        try f.playerctl("pause")
+
+        let app = try f.harness.client()
+        try app.call("host.hello", ["name": "other"])
+        try app.call("session.create", ["id": "other", "kind": "main"])
+        try app.call("audio.configure", ["session": "other", "category": "playback"])
+        try app.call("audio.activate", ["session": "other"])
+        try app.call("player.load", ["session": "other", "items": [["title": "Elsewhere", "artist": "Eve", "duration": 60]]])
+        try app.call("command.bindDefaults", ["session": "other"])
+        try app.call("player.play", ["session": "other"])
+        #expect(try app.call("nowPlaying.get")["session"] == "other")
+
+        #expect(try f.playerctl("metadata --format '{{artist}} - {{title}}'") == "Eve - Elsewhere")
+        #expect(try f.playerctl("status") == "Playing")
+        let otherTrack = try f.playerctl("metadata mpris:trackid")
+        #expect(otherTrack != mainTrack && otherTrack.contains("/org/playerhost/track/"), "trackid \(otherTrack)")
+
+        app.close()  // its session goes with it: Now Playing falls back to main
+        #expect(f.harness.runUntil(0) { true })
+        var title = ""
+        for _ in 0..<50 where title != "Alpha" { title = try f.playerctl("metadata title") }
+        #expect(title == "Alpha")
+        #expect(try f.playerctl("status") == "Paused")
+        #expect(try f.playerctl("metadata mpris:trackid") == mainTrack)
+    }
+
+    @Test func disablingNextTrackSignalsCanGoNextAndNextDoesNothing() throws {
+        let f = try MPRISFixture()
+        defer { f.close() }
+        #expect(try f.waitForName())
+        #expect(try f.property("CanGoNext").contains("true"))
+        let m = try f.monitor(["type='signal',path='/org/mpris/MediaPlayer2'"])
+        defer { f.stop(m) }
+        let c = try f.harness.client()
+        defer { c.close() }
+        try c.call("command.enable", ["session": "main", "command": "nextTrack", "enabled": false])
+        #expect(f.wait(m) { $0.contains("CanGoNext") }, "PropertiesChanged with CanGoNext")
+        #expect(m.output.contains("member=PropertiesChanged"))
+        #expect(try f.property("CanGoNext").contains("false"))
+        try f.playerctl("next")
+        #expect(try f.playerctl("metadata title") == "Alpha")
+    }
+
+    @Test func introspectionShowsBothInterfacesAsTheSpecTypesThem() throws {
+        let f = try MPRISFixture()
+        defer { f.close() }
+        #expect(try f.waitForName())
+        let xml = try f.sh("gdbus introspect --session --dest \(MPRISBridge.busName) --object-path /org/mpris/MediaPlayer2")
+        let text = xml.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+        for expected in [
+            "interface org.mpris.MediaPlayer2 {", "Raise();", "Quit();",
+            "readonly b CanQuit", "readonly b CanRaise", "readonly b HasTrackList", "readonly s Identity",
+            "readonly as SupportedUriSchemes", "readonly as SupportedMimeTypes",
+            "interface org.mpris.MediaPlayer2.Player {", "Next();", "Previous();", "Pause();", "PlayPause();",
+            "Stop();", "Play();", "Seek(in x Offset);", "SetPosition(in o TrackId, in x Position);", "OpenUri(in s Uri);",
+            "Seeked(x Position);", "readonly s PlaybackStatus", "readwrite s LoopStatus", "readwrite d Rate",
+            "readwrite b Shuffle", "readonly a{sv} Metadata", "readwrite d Volume", "readonly x Position",
+            "readonly d MinimumRate", "readonly d MaximumRate", "readonly b CanGoNext", "readonly b CanGoPrevious",
+            "readonly b CanPlay", "readonly b CanPause", "readonly b CanSeek", "readonly b CanControl",
+        ] {
+            #expect(text.contains(expected), "introspection lacks \(expected)")
+        }
+        // A wrong argument type is a D-Bus error, not a crash.
+        let bad = try f.sh("gdbus call --session --dest \(MPRISBridge.busName) --object-path /org/mpris/MediaPlayer2 --method org.mpris.MediaPlayer2.Player.Seek '\"ten\"'")
+        #expect(bad.contains("Error"))
+        #expect(try f.harness.client().call("host.ping") == "pong")
+    }
+
+    @Test func steadyPlaybackIsSilentAndASeekIsOneSeeked() throws {
+        let f = try MPRISFixture()
+        defer { f.close() }
+        #expect(try f.waitForName())
+        let m = try f.monitor(["type='signal',path='/org/mpris/MediaPlayer2'"])
+        defer { f.stop(m) }
+        // A seek, seen on the bus: whatever start-up published (coalesced with it or before it)
+        // is behind us once its Seeked arrives, which the gate never holds longer than a window.
+        try f.playerctl("position 10")
+        #expect(f.wait(m) { $0.contains("member=Seeked") })
+        let mark = m.output.count
+        // The window itself is the requirement: 2 s of steady playback.
+        f.harness.runUntil(2) { false }
+        let steady = String(m.output.dropFirst(mark))
+        #expect(!steady.contains("member=PropertiesChanged") && !steady.contains("member=Seeked"), "signals during steady playback: \(steady)")
+        // Playing: the item's end is the only timer (no gate window, no D-Bus timeout armed).
+        #expect(try f.harness.client().call("host.stats")["timersArmed"] == 1)
+
+        try f.playerctl("position 50")
+        #expect(f.wait(m) { $0.contains("member=Seeked") })
+        try f.playerctl("pause")
+        #expect(f.wait(m) { String($0.dropFirst(mark)).ranges(of: "\"Paused\"").count == 1 })
+        #expect(String(m.output.dropFirst(mark)).ranges(of: "member=Seeked").count == 1)
+    }
+
+    @Test func withoutABusTheDaemonServesAndSaysSo() throws {
+        let d = try DaemonHarness()
+        defer { d.close() }
+        #expect(try d.start([], environment: ["PATH": "/usr/bin:/bin", "HOME": d.directory,
+                                              "XDG_CONFIG_HOME": d.directory, "XDG_RUNTIME_DIR": d.directory]))
+        let c = try d.client()
+        defer { c.close() }
+        #expect(try c.call("host.ping") == "pong")
+        #expect(try c.call("host.stats")["mpris"]?["status"] == "no session bus")
+    }
+
+    @Test func disabledByConfigAndTheNameComesBackAfterTheBusRestarts() throws {
+        let off = try MPRISFixture(config: "[mpris]\nenabled = false")
+        #expect(try off.harness.client().call("host.stats")["mpris"]?["status"] == "disabled")
+        off.close()
+
+        let f = try MPRISFixture()
+        defer { f.close() }
+        #expect(try f.waitForName())
+        f.killBus()
+        try f.startBus()
+        #expect(try f.waitForName(timeout: 20), "the name comes back on a new bus at the same address")
+        #expect(try f.playerctl("metadata title") == "Alpha")
+        let stats = try f.harness.client().call("host.stats")["mpris"]
+        #expect(stats?["status"] == "active")
+        #expect((stats?["reconnects"]?.intValue ?? 0) >= 1)
+    }
+}
