@@ -51,9 +51,22 @@ struct Queue: ParsableCommand {
             let remote = try Remote(global)
             let id = try remote.resolve(target)
             let count = try remote.call("session.get", ["session": .string(id)])["players"]?.arrayValue?.count ?? 0
-            let players = try (0..<count).map { try remote.call("player.get", ["session": .string(id), "player": .int(Int64($0))]) }
+            // Replies carry only the current item: the queue is read page by page, in play order.
+            let players = try (0..<count).map { n -> JSON in
+                var p = try remote.call("player.get", ["session": .string(id), "player": .int(Int64(n))])
+                var items: [JSON] = []
+                while true {
+                    let page = try remote.call("player.queue", ["session": .string(id), "player": .int(Int64(n)),
+                                                                "offset": .int(Int64(items.count)), "limit": 500])
+                    let got = page["items"]?.arrayValue ?? []
+                    items += got
+                    if got.isEmpty || items.count >= page["count"]?.intValue ?? 0 { break }
+                }
+                if case .object(var o) = p { o["items"] = .array(items); p = .object(o) }
+                return p
+            }
             if global.json {
-                return print(JSON.array(players.map { ["player": $0["id"] ?? .null, "index": $0["itemIndex"] ?? .null,
+                return print(JSON.array(players.map { ["player": $0["id"] ?? .null, "index": $0["queueIndex"] ?? .null,
                                                        "items": $0["items"] ?? []] }).jsonString)
             }
             if players.isEmpty { return print("\(id) has no players") }
@@ -68,7 +81,7 @@ struct Queue: ParsableCommand {
     static func lines(_ player: JSON, language: String?) -> [String] {
         let items = player["items"]?.arrayValue ?? []
         if items.isEmpty { return ["  (empty)"] }
-        let current = player["itemIndex"]?.intValue
+        let current = player["queueIndex"]?.intValue  // items are in play order
         return items.enumerated().map { i, item in
             func text(_ key: String) -> String? { item[key].flatMap(LocalizedString.init(json:))?.resolved(for: language) }
             var what = text("title") ?? "(no title)"

@@ -148,6 +148,7 @@ struct Call: ParsableCommand {
             Examples:
               npctl call host.stats
               npctl call session.get '{"session":"main"}'
+              npctl call session.get '["main"]'
               npctl call rpc.discover
             """)
     @OptionGroup var global: GlobalOptions
@@ -155,23 +156,26 @@ struct Call: ParsableCommand {
     @Argument(help: "Method name, e.g. host.stats.")
     var method: String
 
-    @Argument(help: "Parameters as a JSON object.")
+    @Argument(help: "Parameters as a JSON object (by name) or array (by position).")
     var params: String?
 
     func run() throws {
         try reporting {
-            var p: [String: JSON] = [:]
+            var p: JSON = .object([:])
             if let params {
                 let parsed: JSON
                 do throws(JSONParseError) { parsed = try JSONParser.parse(params) } catch {
                     throw Failure("parameters are not valid JSON: \(error.message)", code: 2)
                 }
-                guard case .object(let o) = parsed else {
-                    throw Failure("parameters must be a JSON object, e.g. '{\"session\":\"main\"}'", code: 2)
+                switch parsed {
+                case .object, .array: p = parsed  // by name or by position
+                default:
+                    throw Failure("parameters must be a JSON object or array, e.g. '{\"session\":\"main\"}' or '[\"main\"]'", code: 2)
                 }
-                p = o
             }
-            let result = try global.call(method, p)
+            let client = try global.connect()
+            let result: JSON
+            do throws(ClientError) { result = try client.call(method, params: p) } catch { throw Failure(error.description) }
             print(JSONPretty.format(result))
         }
     }

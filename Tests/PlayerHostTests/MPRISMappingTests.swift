@@ -50,6 +50,17 @@ import Testing
         #expect(p.metadata["mpris:length"] == nil, "a live stream has no length")
     }
 
+    @Test func artUrlIsTheResolvedCoverAndRemoteSourcesWaitForIt() {
+        func artUrl(_ art: Artwork) -> DBusValue? {
+            let info = NowPlayingInfo([.title: .text("T"), .artwork: .artwork(art)])
+            return MPRISProperties(MPRISNowPlaying(session: "s", info: info, playbackState: .playing, timestamp: .zero)).metadata["mpris:artUrl"]
+        }
+        #expect(artUrl(Artwork(id: "a", sources: ["https://example.org/a.jpg"])) == nil, "remote: wait for the cached file")
+        let resolved = ArtworkImage(url: "file:///cache/a.jpg", width: 10, height: 10, type: "jpeg", from: .remote)
+        #expect(artUrl(Artwork(id: "a", sources: ["https://example.org/a.jpg"], image: resolved)) == .string("file:///cache/a.jpg"))
+        #expect(artUrl(Artwork(id: "a", sources: ["/tmp/a.png"], image: resolved)) == .string("file:///cache/a.jpg"), "the resolved image wins")
+    }
+
     @Test(arguments: [
         (PlaybackState.playing, "Playing"), (.paused, "Paused"), (.interrupted, "Paused"), (.stopped, "Stopped"),
     ])

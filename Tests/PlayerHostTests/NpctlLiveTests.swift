@@ -29,7 +29,7 @@ import Testing
             kill -INT "$pid"; wait "$pid"; rc=$?
             echo "$a"; echo "$b"; echo "rc=$rc"
             """
-        let r = try runShell("PLAYERHOST_SOCKET='\(dir)/s' N='\(DaemonHarness.npctl)' C='\(config)' bash -c '\(script)'")
+        let r = try runShell("PLAYERHOST_SOCKET='\(dir)/s' XDG_STATE_HOME='\(dir)/state' N='\(DaemonHarness.npctl)' C='\(config)' bash -c '\(script)'")
         #expect(r.output == "Playing Magnificent\nPaused Magnificent\nrc=0\n", "\(r.output)")
     }
 

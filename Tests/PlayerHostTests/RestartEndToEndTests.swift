@@ -28,7 +28,9 @@ import Testing
     /// Everything `makeKeep` set, and paused at `position` within `tolerance`.
     func expectKeep(_ s: JSON, position: Double, tolerance: Double) {
         let p = s["players"]?.arrayValue?.first
-        #expect(p?["items"]?.arrayValue?.compactMap { $0["title"]?.stringValue } == ["A", "B"])
+        // Replies carry the current item and the count; the queue itself is read with player.queue.
+        #expect(p?["queueCount"]?.intValue == 2)
+        #expect(p?["currentItem"]?["title"] == "B")
         #expect(p?["itemIndex"]?.intValue == 1)
         let elapsed = p?["elapsed"]?.doubleValue ?? -1
         #expect(abs(elapsed - position) <= tolerance, "elapsed \(elapsed), expected \(position)")

@@ -51,10 +51,16 @@ public final class ControlClient {
     /// Calls `method` and returns its result, or throws the daemon's error as `.rpc`.
     @discardableResult
     public func call(_ method: String, _ params: [String: JSON] = [:]) throws(ClientError) -> JSON {
+        try call(method, params: .object(params))
+    }
+
+    /// Calls `method` with params by name (an object) or by position (an array).
+    @discardableResult
+    public func call(_ method: String, params: JSON) throws(ClientError) -> JSON {
         let id = nextID
         nextID += 1
         var line: [UInt8] = []
-        RPCEncoder.request(method: method, params: .object(params), id: id, into: &line)
+        RPCEncoder.request(method: method, params: params, id: id, into: &line)
         try send(line)
         while true {
             let message = try readMessage()

@@ -28,6 +28,7 @@ extension HostMethods {
                   params: [P.session, commandParam, .required("enabled", .boolean)], result: .object,
                   resultSummary: "the command") { call throws(RPCError) in
                 let id = try call.params.string("session")
+                try P.requireOwner(np, call, id)
                 let kind = try P.command(call.params)
                 let on = try call.params.bool("enabled")
                 return try np.perform { m, t in try m.enableCommand(session: id, kind, enabled: on, now: t) }.toJSON()
@@ -35,6 +36,7 @@ extension HostMethods {
             .sync("command.configure", summary: "Set a command's configuration properties.",
                   params: [P.session, commandParam] + configuration, result: .object) { call throws(RPCError) in
                 let id = try call.params.string("session")
+                try P.requireOwner(np, call, id)
                 let kind = try P.command(call.params)
                 var props = call.params.values
                 props["session"] = nil
@@ -44,6 +46,7 @@ extension HostMethods {
             .sync("command.addTarget", summary: "Handle a command in this client: the host sends it `command.handle` requests.",
                   params: [P.session, commandParam], result: .object, resultSummary: "{token}") { call throws(RPCError) in
                 let id = try call.params.string("session")
+                try P.requireOwner(np, call, id)
                 let kind = try P.command(call.params)
                 let token = try np.perform { m, t in
                     try m.addTarget(session: id, kind, client: ClientID(call.connection.id), now: t)
@@ -53,6 +56,7 @@ extension HostMethods {
             .sync("command.removeTarget", summary: "Remove one target (token) or all of a command's targets.",
                   params: [P.session, commandParam, .optional("token", .integer)], result: .boolean) { call throws(RPCError) in
                 let id = try call.params.string("session")
+                try P.requireOwner(np, call, id)
                 let kind = try P.command(call.params)
                 let token = try call.params.optionalInt("token")
                 try np.perform { m, t in try m.removeTarget(session: id, kind, token: token, caller: P.caller(call), now: t) }
@@ -61,6 +65,7 @@ extension HostMethods {
             .sync("command.bindDefaults", summary: "Target and enable the transport commands on the session's own players.",
                   params: [P.session], result: .object, resultSummary: "the command center") { call throws(RPCError) in
                 let id = try call.params.string("session")
+                try P.requireOwner(np, call, id)
                 return try np.perform { m, t in try m.bindDefaultCommands(session: id, now: t) }.toJSON()
             },
             RPCMethod("command.send", summary: "Send a command to a session (default: the Now Playing one); its targets run in order.",
@@ -87,6 +92,7 @@ extension HostMethods {
         func write(_ name: String, _ summary: String, _ op: @escaping Write) -> RPCMethod {
             .sync(name, summary: summary, params: [P.session, .required("info", .object)], result: .object) { call throws(RPCError) in
                 let id = try call.params.string("session")
+                try P.requireOwner(np, call, id)
                 let info = JSON.object(try call.params.object("info"))
                 try np.perform { m, t in try op(&m, id, info, t) }
                 return try np.read { m, t in try m.infoJSON(session: id, now: t) }
@@ -108,6 +114,7 @@ extension HostMethods {
             .sync("info.setAutomatic", summary: "Switch automatic publishing (from the players) on or off.",
                   params: [P.session, .required("enabled", .boolean)], result: .object) { call throws(RPCError) in
                 let id = try call.params.string("session")
+                try P.requireOwner(np, call, id)
                 let on = try call.params.bool("enabled")
                 try np.perform { m, t in try m.setAutomaticallyPublishes(session: id, on, now: t) }
                 return try np.read { m, t in try m.infoJSON(session: id, now: t) }

@@ -48,6 +48,7 @@ enum HostMethods {
                     "uptime": .double((host.uptime * 1000).rounded() / 1000),
                     "pid": .int(Int64(getpid())),
                     "timersArmed": .int(Int64(host.loop.activeHandleTypes.filter { $0 == "timer" }.count)),
+                    "gateTimerArmed": .bool(host.nowPlaying.publisher.isWindowTimerArmed),
                     "state": host.state?.statsJSON ?? .null,
                     "mpris": host.mpris?.statsJSON ?? ["status": "stopped"],
                 ]

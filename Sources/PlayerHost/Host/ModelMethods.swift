@@ -20,6 +20,13 @@ enum ModelParams {
 
     static func caller(_ call: RPCCall) -> Caller { .client(ClientID(call.connection.id)) }
 
+    /// Configuring a session is for the app that owns it (`notOwner`, 1060, with the owner in
+    /// `data`); sending commands, promoting and reading are open to all. Checked before the
+    /// operation runs, so a refused call changes nothing.
+    static func requireOwner(_ np: NowPlayingService, _ call: RPCCall, _ id: SessionID) throws(RPCError) {
+        try np.read { m, _ in try m.requireOwner(try m.session(id), caller(call)) }
+    }
+
     static let session = RPCParamSpec.required("session", .string, "session id")
     static let optionalSession = RPCParamSpec.optional("session", .string, "session id (default: the Now Playing session)")
     static let player = RPCParamSpec.optional("player", .integer, "player index (default 0)")

@@ -124,7 +124,8 @@ public final class NowPlayingService {
     // MARK: - Commands
 
     /// Carries a command to its end: finished → the promise gets `{session, status}`; waiting on
-    /// an out-of-process target → a `command.handle` request with a timeout, then on.
+    /// out-of-process targets → every one of them is asked at once (`command.handle`), under one
+    /// deadline for the whole command, and their answers are fed back in target order.
     func drive(_ progress: CommandProgress, promise: RPCPromise?) {
         if isClosed, case .awaiting = progress {
             promise?.complete(.failure(RPCError(.shuttingDown, "the host is shutting down")))
@@ -134,45 +135,16 @@ public final class NowPlayingService {
         case .finished(let outcome):
             promise?.complete(.success(outcome.toJSON()))
         case .awaiting(let dispatch):
-            guard let invocation = dispatch.awaiting else {
-                promise?.complete(.failure(.internalError("dispatch awaits nothing")))
-                return
-            }
-            guard let rpc = connection(invocation.client) else {
-                resume(dispatch, status: .commandFailed, promise: promise)
-                return
-            }
-            var settled = false
-            let timer = try? Timer(loop: loop)
-            var requestID: Int64 = 0
-            requestID = rpc.request(method: "command.handle", params: invocation.toJSON()) { [weak self] result in
-                guard let self, !settled else { return }
-                settled = true
-                timer?.close()
-                let status: CommandStatus
-                switch result {
-                case .success(let value): status = CommandStatus(json: value["status"] ?? value) ?? .commandFailed
-                case .failure: status = .commandFailed
-                }
-                self.resume(dispatch, status: status, promise: promise)
-            }
-            timer?.start(after: commandTimeoutMilliseconds) { [weak self, weak rpc] in
-                guard let self, !settled else { return }
-                settled = true
-                timer?.close()
-                self.logger.warning("command \(invocation.event.command.rawValue) target \(invocation.token) of client \(invocation.client) timed out")
-                rpc?.failOutgoing(id: requestID, RPCError(.timeout, "no answer within \(self.commandTimeoutMilliseconds) ms"))
-                self.resume(dispatch, status: .commandFailed, promise: promise)
-            }
+            CommandRun(service: self, dispatch: dispatch, promise: promise).start()
         }
     }
 
-    private func resume(_ dispatch: CommandDispatch, status: CommandStatus, promise: RPCPromise?) {
-        do {
-            let progress = try perform { m, t in try m.resumeCommand(dispatch, status: status, now: t) }
-            drive(progress, promise: promise)
+    /// Feeds one answer to the model; the next progress.
+    fileprivate func resume(_ dispatch: CommandDispatch, status: CommandStatus) -> Result<CommandProgress, RPCError> {
+        do throws(RPCError) {
+            return .success(try perform { m, t in try m.resumeCommand(dispatch, status: status, now: t) })
         } catch {
-            promise?.complete(.failure(error))
+            return .failure(error)
         }
     }
 
@@ -197,5 +169,94 @@ public final class NowPlayingService {
         publisher.close()
         deadlineTimer?.close()
         deadlineTimer = nil
+    }
+}
+
+/// One command waiting on its out-of-process targets: all are asked at once, one timer bounds
+/// the whole command, and answers go back to the model in target order (the result is the first
+/// non-success in that order, whoever answered first).
+private final class CommandRun {
+    private weak var service: NowPlayingService?
+    private var dispatch: CommandDispatch
+    private let promise: RPCPromise?
+    /// Answers by target token (a late or missing one is `commandFailed`).
+    private var answers: [Int: CommandStatus] = [:]
+    /// Outgoing `command.handle` requests by token, to withdraw on timeout.
+    private var asked: [Int: (rpc: RPCConnection, id: Int64)] = [:]
+    private var timer: Timer?
+    private var asking = false
+    private var done = false
+
+    init(service: NowPlayingService, dispatch: CommandDispatch, promise: RPCPromise?) {
+        self.service = service
+        self.dispatch = dispatch
+        self.promise = promise
+    }
+
+    func start() {
+        guard let service else { return }
+        // The run keeps itself alive through the callbacks below until it is done.
+        asking = true
+        for call in dispatch.pendingExternalCalls { ask(call, service) }
+        asking = false
+        let timeout = service.commandTimeoutMilliseconds
+        timer = try? Timer(loop: service.loop)
+        timer?.start(after: timeout) { [self] in
+            guard !done else { return }
+            for (token, request) in asked where answers[token] == nil {
+                service.logger.warning("command \(dispatch.command.rawValue) target \(token) timed out")
+                answers[token] = .commandFailed
+                request.rpc.failOutgoing(id: request.id, RPCError(.timeout, "no answer within \(timeout) ms"))
+            }
+            advance()
+        }
+        advance()
+    }
+
+    private func ask(_ call: ExternalInvocation, _ service: NowPlayingService) {
+        guard let rpc = service.connection(call.client) else {
+            answers[call.token] = .commandFailed
+            return
+        }
+        let token = call.token
+        let id = rpc.request(method: "command.handle", params: call.toJSON()) { [self] result in
+            guard !done, answers[token] == nil else { return }
+            switch result {
+            case .success(let value): answers[token] = CommandStatus(json: value["status"] ?? value) ?? .commandFailed
+            case .failure: answers[token] = .commandFailed
+            }
+            if !asking { advance() }
+        }
+        asked[token] = (rpc, id)
+    }
+
+    /// Gives the model every answer it can take now, in target order.
+    private func advance() {
+        guard !done, let service else { return }
+        while let call = dispatch.awaiting {
+            if answers[call.token] == nil {
+                // A target the run did not know of (cannot happen: all were asked up front).
+                guard asked[call.token] == nil else { return }
+                ask(call, service)
+                if answers[call.token] == nil { return }
+            }
+            switch service.resume(dispatch, status: answers[call.token] ?? .commandFailed) {
+            case .failure(let error):
+                finish(.failure(error))
+                return
+            case .success(.finished(let outcome)):
+                finish(.success(outcome.toJSON()))
+                return
+            case .success(.awaiting(let next)):
+                dispatch = next
+            }
+        }
+    }
+
+    private func finish(_ result: Result<JSON, RPCError>) {
+        done = true
+        timer?.close()
+        timer = nil
+        promise?.complete(result)
     }
 }

@@ -9,6 +9,7 @@ extension HostMethods {
                   result: .object, resultSummary: "the audio session") { call throws(RPCError) in
                 let p = call.params
                 let id = try p.string("session")
+                try P.requireOwner(np, call, id)
                 let category = try P.wireEnum(AudioCategory.self, p, "category")!
                 var options = Set<AudioOption>()
                 for o in try p.stringArray("options") ?? [] {
@@ -23,11 +24,13 @@ extension HostMethods {
             .sync("audio.activate", summary: "Activate a session's audio; a non-mixable one interrupts other apps.",
                   params: [P.session], result: .object) { call throws(RPCError) in
                 let id = try call.params.string("session")
+                try P.requireOwner(np, call, id)
                 return try np.perform { m, t in try m.activateAudio(session: id, now: t) }.toJSON()
             },
             .sync("audio.deactivate", summary: "Deactivate a session's audio (its players pause); notifyOthers lets interrupted sessions resume.",
                   params: [P.session, .optional("notifyOthers", .boolean)], result: .object) { call throws(RPCError) in
                 let id = try call.params.string("session")
+                try P.requireOwner(np, call, id)
                 let notify = try call.params.optionalBool("notifyOthers") ?? false
                 return try np.perform { m, t in try m.deactivateAudio(session: id, notifyOthers: notify, now: t) }.toJSON()
             },
@@ -51,6 +54,7 @@ extension HostMethods {
                   resultSummary: "the player") { call throws(RPCError) in
                 let id = try call.params.string("session")
                 let index = try call.params.optionalInt("player") ?? 0
+                try P.requireOwner(np, call, id)
                 let params = call.params
                 try np.perform { m, t in try op(&m, id, index, params, t) }
                 return try np.read { m, t in try m.playerJSON(session: id, player: index, now: t) }

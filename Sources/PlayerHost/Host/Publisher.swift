@@ -19,6 +19,8 @@ public final class Publisher: NowPlayingReading {
 
     private var sinks: [EventTopic: [EventSink]] = [:]
     private var timer: Timer?
+    /// Whether the gate's window timer is armed (a value waits): `host.stats.gateTimerArmed`.
+    public var isWindowTimerArmed: Bool { timer?.isActive ?? false }
     /// Writes the subscribers' queued events on the next loop turn; armed only while some wait.
     private var flushTimer: Timer?
     private var isClosed = false

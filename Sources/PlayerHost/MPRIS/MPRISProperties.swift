@@ -8,7 +8,7 @@
 /// | `xesam:title`, `xesam:album` (s) | `title`, `albumTitle` |
 /// | `xesam:artist`, `xesam:albumArtist`, `xesam:genre`, `xesam:composer` (as) | `artist`, `albumArtist`, `genre`, `composer` |
 /// | `mpris:length` (x, µs) | `duration` (absent for live streams) |
-/// | `mpris:artUrl` (s) | the artwork's first `file:`/`http(s):` source or absolute path |
+/// | `mpris:artUrl` (s) | the resolved cover in the artwork cache (`artwork.image.url`); before or without resolution, the first local file source |
 /// | `xesam:url` (s) | `assetURL` |
 /// | `PlaybackStatus` | playing → Playing; paused, interrupted → Paused; stopped → Stopped |
 /// | `Rate` | the rate while playing, else `defaultRate` (never 0: paused shows in the status) |
@@ -70,7 +70,7 @@ public struct MPRISProperties: Sendable, Hashable {
         for (key, name) in lists { if let v = info.text(key) { m[name] = .strings([v]) } }
         if let d = duration { m["mpris:length"] = .int64(Self.microseconds(d)) }
         if let u = info.text(.assetURL) { m["xesam:url"] = .string(u) }
-        if case .artwork(let a)? = info[.artwork], let url = Self.artURL(a.sources) { m["mpris:artUrl"] = .string(url) }
+        if case .artwork(let a)? = info[.artwork], let url = a.image?.url ?? Self.artURL(a.sources) { m["mpris:artUrl"] = .string(url) }
         metadata = m
 
         switch np.playbackState {
@@ -165,10 +165,12 @@ public struct MPRISProperties: Sendable, Hashable {
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
-    /// The first artwork source a desktop can load.
+    /// The first local artwork source, shown while the resolver has not published an image (or
+    /// is off). Remote URLs wait for the resolved file: shells would otherwise show the remote
+    /// one and then the cached copy, the flicker the resolver exists to prevent.
     static func artURL(_ sources: [String]) -> String? {
         for s in sources {
-            if s.hasPrefix("file://") || s.hasPrefix("http://") || s.hasPrefix("https://") { return s }
+            if s.hasPrefix("file://") { return s }
             if s.hasPrefix("/") { return "file://" + s }
         }
         return nil

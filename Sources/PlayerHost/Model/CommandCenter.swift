@@ -47,6 +47,13 @@ public struct CommandCenter: Sendable, Hashable {
         return c.targets.count != before
     }
 
+    /// Removes the targets of one command that `matches` picks.
+    mutating func removeTargets(_ kind: RemoteCommandKind, where matches: (CommandTarget) -> Bool) {
+        guard var c = commands[kind] else { return }
+        c.targets.removeAll(where: matches)
+        commands[kind] = c
+    }
+
     /// Removes every external target owned by `client`; returns the commands that changed.
     mutating func removeTargets(ownedBy client: ClientID) -> [RemoteCommandKind] {
         var changed: [RemoteCommandKind] = []

@@ -38,6 +38,17 @@ public struct CommandDispatch: Sendable, Hashable {
 
     public var command: RemoteCommandKind { event.command }
 
+    /// Every out-of-process call this dispatch will still wait for (the one it awaits first), in
+    /// target order: the host asks them all at once and feeds the answers back in order, so the
+    /// whole command waits about one timeout however many targets are silent.
+    public var pendingExternalCalls: [ExternalInvocation] {
+        let from = awaiting == nil ? nextTarget : nextTarget - 1
+        return targets[min(from, targets.count)...].compactMap { target in
+            guard case .external(let client) = target.handler else { return nil }
+            return ExternalInvocation(dispatchID: id, client: client, token: target.token, session: session, event: event)
+        }
+    }
+
     /// The first non-success status, else success.
     public var status: CommandStatus { statuses.first { $0 != .success } ?? .success }
 }
@@ -57,8 +68,12 @@ public struct CommandOutcome: Sendable, Hashable {
     public let status: CommandStatus
     /// Per target, in order.
     public let statuses: [CommandStatus]
+    /// Why the command failed before any target ran (a refused re-activation), if it did.
+    public var reason: String? = nil
 
     public func toJSON() -> JSON {
-        ["session": .string(session), "command": .string(command.rawValue), "status": .string(status.name)]
+        var out: [String: JSON] = ["session": .string(session), "command": .string(command.rawValue), "status": .string(status.name)]
+        if let reason { out["reason"] = .string(reason) }
+        return .object(out)
     }
 }

@@ -67,10 +67,18 @@ public struct TimeRange: Sendable, Hashable {
 
     public var length: Double { end - start }
 
+    /// `{start, end}`, or `{start, duration}` as Apple's CMTimeRange has it (not both).
     init(json: JSON) throws {
-        guard let s = json["start"]?.doubleValue, let e = json["end"]?.doubleValue,
-            s.isFinite, e.isFinite, s >= 0, e > s
-        else { throw ModelError.info("a time range is {start, end} with 0 <= start < end", key: "adTimeRanges") }
+        let bad = ModelError.info("a time range is {start, end} or {start, duration}, with 0 <= start < end",
+                                  key: "adTimeRanges")
+        guard let s = json["start"]?.doubleValue else { throw bad }
+        let e: Double
+        switch (json["end"]?.doubleValue, json["duration"]?.doubleValue) {
+        case (let end?, nil): e = end
+        case (nil, let d?): e = s + d
+        default: throw bad
+        }
+        guard s.isFinite, e.isFinite, s >= 0, e > s else { throw bad }
         start = s
         end = e
     }

@@ -30,8 +30,19 @@ public struct MediaItem: Sendable, Hashable {
             guard let s = v.stringValue else { throw ModelError.invalid("item \(k) must be a string") }
             return s
         }
-        title = try string("title")
-        artist = try string("artist")
+        /// Title and artist may be localized (SPEC: every string key may be); the plain field
+        /// keeps the `und` text, the item's info the whole value.
+        func text(_ k: String) throws -> LocalizedString? {
+            guard let v = o[k], !v.isNull else { return nil }
+            guard let s = LocalizedString(json: v) else {
+                throw ModelError.invalid("item \(k) must be a string or an object of language → string")
+            }
+            return s
+        }
+        let localizedTitle = try text("title")
+        let localizedArtist = try text("artist")
+        title = localizedTitle?.resolved()
+        artist = localizedArtist?.resolved()
         url = try string("url")
         if let d = o["duration"], !d.isNull {
             guard let v = d.doubleValue, v.isFinite, v >= 0 else {
@@ -43,6 +54,9 @@ public struct MediaItem: Sendable, Hashable {
             info = try NowPlayingInfo(json: i)
         } else {
             info = NowPlayingInfo()
+        }
+        for (key, value) in [(InfoKey.title, localizedTitle), (.artist, localizedArtist)] {
+            if let value, !value.isPlain, info[key] == nil { info[key] = .text(value) }
         }
     }
 

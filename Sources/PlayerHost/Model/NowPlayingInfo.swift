@@ -56,7 +56,7 @@ public enum InfoValue: Sendable, Hashable {
         case .artwork:
             self = .artwork(try Artwork(json: json))
         case .adTimeRanges:
-            guard let a = json.arrayValue else { throw bad("an array of {start, end}") }
+            guard let a = json.arrayValue else { throw bad("an array of {start, end} or {start, duration}") }
             self = .timeRanges(try a.map(TimeRange.init(json:)))
         case .languageOptions:
             guard let a = json.arrayValue else { throw bad("an array of language options") }

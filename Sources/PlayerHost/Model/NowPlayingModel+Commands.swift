@@ -53,7 +53,7 @@ extension NowPlayingModel {
     }
 
     /// `command.removeTarget`: one target by token (`targetNotFound` if it is not on that
-    /// command) or, with nil, all of them. A connection may not remove another connection's
+    /// command) or, with nil, all of the caller's own (the host: all of them). A connection may not remove another connection's
     /// external target (`notOwner`).
     public mutating func removeTarget(session id: SessionID, _ command: RemoteCommandKind, token: Int?,
                                       caller: Caller = .host, now: MonotonicInstant) throws -> ModelResult<Void> {
@@ -69,7 +69,21 @@ extension NowPlayingModel {
                     throw ModelError(.notOwner, "target \(token) belongs to another client", detail: ["token": .int(Int64(token))])
                 }
             }
-            m.sessions[id]!.commandCenter.removeTarget(command, token: token)
+            if token != nil {
+                m.sessions[id]!.commandCenter.removeTarget(command, token: token)
+            } else if case .client(let c) = caller {
+                // Without a token a connection removes its own targets: its out-of-process ones,
+                // and the built-in ones only if it owns the session (never another client's).
+                let ownsSession = (try? m.appFor(caller)) == s.app
+                m.sessions[id]!.commandCenter.removeTargets(command) { target in
+                    switch target.handler {
+                    case .external(let owner): return owner == c
+                    case .players: return ownsSession
+                    }
+                }
+            } else {
+                m.sessions[id]!.commandCenter.removeTarget(command, token: nil)
+            }
         }
     }
 
@@ -111,7 +125,11 @@ extension NowPlayingModel {
     /// `command.send`: to `session`, or the Now Playing session when nil
     /// (`noNowPlayingSession` if there is none). Refused before any handler runs when the
     /// command is disabled (`commandDisabled`), has no target (`commandHasNoTarget`) or its
-    /// payload is invalid. Then targets run in order; the result is the first non-success.
+    /// payload is invalid. A command that starts playback (`play`, `togglePlayPause` while not
+    /// playing) on a session whose audio is inactive or interrupted first re-activates it, as
+    /// `audio.activate` does (interrupting others under the non-mixable rule), and makes it its
+    /// app's active session; if that is refused the command is `commandFailed` with the reason.
+    /// Then targets run in order; the result is the first non-success.
     public mutating func sendCommand(_ command: RemoteCommandKind, session: SessionID? = nil, payload: [String: JSON] = [:],
                                      now: MonotonicInstant) throws -> ModelResult<CommandProgress> {
         try perform(now) { m, t in
@@ -129,6 +147,12 @@ extension NowPlayingModel {
                 throw ModelError(.commandHasNoTarget, "\(command.rawValue) has no target on session '\(id)'", detail: detail)
             }
             let event = try CommandEvent(command: command, payload: payload, configuration: c.configuration)
+            if m.startsPlayback(command, s), let refusal = m.reactivateForPlay(id, at: t) {
+                let outcome = CommandOutcome(session: id, command: command, status: .commandFailed,
+                                             statuses: [.commandFailed], reason: refusal)
+                m.emit(.commandHandled(outcome))
+                return .finished(outcome)
+            }
             var d = CommandDispatch(id: m.nextDispatchID, session: id, event: event, targets: c.targets)
             m.nextDispatchID += 1
             return m.drive(&d, at: t)
@@ -173,5 +197,31 @@ extension NowPlayingModel {
         let outcome = CommandOutcome(session: d.session, command: d.command, status: d.status, statuses: d.statuses)
         emit(.commandHandled(outcome))
         return .finished(outcome)
+    }
+
+    /// Whether `command` would start playback on `s` (a toggle does while it is not playing).
+    func startsPlayback(_ command: RemoteCommandKind, _ s: Session) -> Bool {
+        switch command {
+        case .play: return true
+        case .togglePlayPause: return publishedInfo(s).playbackState != .playing
+        default: return false
+        }
+    }
+
+    /// Play means play: a session whose audio is inactive or interrupted activates it before its
+    /// targets run, so it never plays silently "interrupted" beside another non-mixable session.
+    /// Returns why not when the system holds the audio (nothing changes then).
+    mutating func reactivateForPlay(_ id: SessionID, at t: MonotonicInstant) -> String? {
+        guard let s = sessions[id], !s.audio.isActive || s.audio.isInterrupted else { return nil }
+        if s.audio.interruptions.contains(.system) {
+            return "the system has interrupted audio (audio.interrupt began); play again when it ends"
+        }
+        sessions[id]!.audio.isActive = true
+        sessions[id]!.audio.interruptions = []
+        if !s.audio.isMixable { interruptOthers(by: id, at: t) }
+        // The person chose this one: it becomes its app's active session (and so Now Playing,
+        // once it plays and its app holds the most recent playback).
+        apps[s.app]?.preferredSession = id
+        return nil
     }
 }

@@ -87,13 +87,13 @@ extension NowPlayingModel {
         }
     }
 
-    /// Apps may only close or reconfigure their own sessions; the host and non-app connections
-    /// (scripts, `npctl`) may act on any.
+    /// Apps may only close or configure their own sessions; the host and non-app connections
+    /// (scripts, `npctl`: they act for the person at the machine, like the host) may act on any.
     func requireOwner(_ s: Session, _ caller: Caller) throws {
         let app = try appFor(caller)
         guard app == Self.hostApp || app == s.app else {
-            throw ModelError(.notOwner, "session '\(s.id)' belongs to app '\(s.app)'",
-                             detail: ["session": .string(s.id), "app": .string(s.app)])
+            throw ModelError(.notOwner, "session '\(s.id)' belongs to app '\(s.app)'; only it may configure the session",
+                             detail: ["session": .string(s.id), "app": .string(s.app), "owner": .string(s.app)])
         }
     }
 

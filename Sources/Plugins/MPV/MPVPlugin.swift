@@ -111,7 +111,15 @@ public final class MPVPlugin: SessionPlugin {
             if let vo = p["vo"]?.stringValue { ctl.videoOutput = vo }
             ctl.load(urls, replace: replace) { error in
                 if let error { return reply(.failure(RPCError(.pluginFailure, "mpv: \(error.message)"))) }
-                c.call("session.get", ["session": .string(ctl.session)]) { reply($0) }
+                // Open means play, as a press of play does: the host re-activates an interrupted
+                // session (interrupting the others) before mpv plays, or says why it cannot.
+                // (mpv may still be loading the file: only the host's refusal, which has a reason, fails the open.)
+                c.call("command.send", ["command": "play", "session": .string(ctl.session)]) { played in
+                    if case .success(let r) = played, let why = r["reason"]?.stringValue {
+                        return reply(.failure(RPCError(.invalidState, "opened, but cannot play: \(why)")))
+                    }
+                    c.call("session.get", ["session": .string(ctl.session)]) { reply($0) }
+                }
             }
         }
         if let ctl = controller(named: named) { return load(ctl) }
