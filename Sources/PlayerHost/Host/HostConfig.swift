@@ -43,6 +43,8 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var maxTargetsPerCommand: Int?
     /// Items in one player's queue (`max_queue_items`, default 10 000).
     public var maxQueueItems: Int?
+    /// Methods one connection may provide with `plugin.provide` (`max_provided_methods`, default 256).
+    public var maxProvidedMethods: Int?
     /// Sessions to create at start (owned by the host; they survive clients).
     public var sessions: [SessionConfig]
     /// Where plugin executables are found (default `$XDG_CONFIG_HOME/playerhost/plugins`).
@@ -74,6 +76,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         ConfigKey("max_sessions_per_app", .integer),
         ConfigKey("max_targets_per_command", .integer),
         ConfigKey("max_queue_items", .integer),
+        ConfigKey("max_provided_methods", .integer),
         ConfigKey("session", .tables(SessionConfig.schema)),
         ConfigKey("plugin_dir", .string),
         ConfigKey("plugin", .tables(PluginConfig.schema)),
@@ -94,6 +97,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case maxSessionsPerApp = "max_sessions_per_app"
         case maxTargetsPerCommand = "max_targets_per_command"
         case maxQueueItems = "max_queue_items"
+        case maxProvidedMethods = "max_provided_methods"
         case sessions = "session"
         case pluginDirectory = "plugin_dir"
         case plugins = "plugin"
@@ -115,6 +119,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         maxSessionsPerApp = try c.decodeIfPresent(Int.self, forKey: .maxSessionsPerApp)
         maxTargetsPerCommand = try c.decodeIfPresent(Int.self, forKey: .maxTargetsPerCommand)
         maxQueueItems = try c.decodeIfPresent(Int.self, forKey: .maxQueueItems)
+        maxProvidedMethods = try c.decodeIfPresent(Int.self, forKey: .maxProvidedMethods)
         sessions = try c.decodeIfPresent([SessionConfig].self, forKey: .sessions) ?? []
         pluginDirectory = try c.decodeIfPresent(String.self, forKey: .pluginDirectory)
         plugins = try c.decodeIfPresent([PluginConfig].self, forKey: .plugins)
@@ -197,7 +202,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
 
     func validate(source: String) throws(HostError) {
         for (key, value) in [("max_sessions_per_app", maxSessionsPerApp), ("max_targets_per_command", maxTargetsPerCommand),
-                             ("max_queue_items", maxQueueItems)] {
+                             ("max_queue_items", maxQueueItems), ("max_provided_methods", maxProvidedMethods)] {
             if let v = value, v < 1 { throw .config("\(source): \(key) must be at least 1") }
         }
         var seen = Set<String>()

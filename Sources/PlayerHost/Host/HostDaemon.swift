@@ -41,6 +41,7 @@ public final class HostDaemon {
         if let ms = options.config.commandTimeoutMilliseconds { nowPlaying.commandTimeoutMilliseconds = UInt64(max(ms, 1)) }
         nowPlaying.publisher.configure(options.config.gateConfiguration)
         provided = ProvidedMethods(dispatcher: dispatcher, loop: loop)
+        if let n = options.config.maxProvidedMethods { provided.maxPerConnection = n }
         dispatcher.table.register(HostMethods.all(host: self))
         dispatcher.table.register(HostMethods.model(nowPlaying))
         dispatcher.table.register(provided.method)

@@ -5,6 +5,13 @@ final class ProvidedMethods {
     private weak var dispatcher: RPCDispatcher?
     /// Method name → providing connection id.
     private var providers: [String: Int] = [:]
+    /// Connection id → how many methods it provides.
+    private var counts: [Int: Int] = [:]
+    /// Methods one connection may provide (`max_provided_methods`).
+    var maxPerConnection = 256
+    /// Methods of a provider that went away dropped per loop turn, so a ping is never stuck
+    /// behind a provider with 100 000 of them.
+    static let dropsPerTurn = 1_000
     var timeoutMilliseconds: UInt64 = 30_000
     let loop: EventLoop
     var connection: (Int) -> RPCConnection? = { _ in nil }
@@ -34,8 +41,15 @@ final class ProvidedMethods {
                     throw RPCError(.invalidArgument, "\(name) is a host method", data: ["method": .string(name)])
                 }
             }
+            let added = Set(names).filter { self.providers[$0] == nil }.count
+            let have = self.counts[call.connection.id, default: 0]
+            guard have + added <= self.maxPerConnection else {
+                throw RPCError(.limitExceeded, "Limit exceeded: max_provided_methods (limit \(self.maxPerConnection))",
+                               data: ["limit": "max_provided_methods", "value": .int(Int64(self.maxPerConnection))])
+            }
             for name in names where self.providers[name] == nil {
                 self.providers[name] = call.connection.id
+                self.counts[call.connection.id, default: 0] += 1
                 var m = RPCMethod(name, summary: summaries[name]?.stringValue ?? "provided by a plugin") {
                     [weak self] c throws(RPCError) -> RPCOutcome in
                     guard let self else { throw RPCError(.shuttingDown, "the host is shutting down") }
@@ -85,11 +99,19 @@ final class ProvidedMethods {
         return promise
     }
 
-    /// Drops every method a connection provided.
+    /// Drops every method a connection provided: at once from `providers` (a call then fails as
+    /// gone), from the method table in slices of `dropsPerTurn`, one slice per loop turn.
     func connectionClosed(_ id: Int) {
-        for (name, owner) in providers where owner == id {
-            providers[name] = nil
-            dispatcher?.table.unregister(name)
-        }
+        guard counts.removeValue(forKey: id) != nil else { return }
+        let names = providers.compactMap { $0.value == id ? $0.key : nil }
+        for name in names { providers[name] = nil }
+        unregister(names[...])
+    }
+
+    private func unregister(_ names: ArraySlice<String>) {
+        // A name provided again meanwhile belongs to its new provider: leave it registered.
+        for name in names.prefix(Self.dropsPerTurn) where providers[name] == nil { dispatcher?.table.unregister(name) }
+        let rest = names.dropFirst(Self.dropsPerTurn)
+        if !rest.isEmpty { loop.onNextTurn { [weak self] in self?.unregister(rest) } }
     }
 }

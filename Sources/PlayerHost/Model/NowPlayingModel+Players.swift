@@ -114,7 +114,8 @@ extension NowPlayingModel {
             throw ModelError.invalid("limit must be 1–\(Self.queuePageLimit)", ["field": "limit"])
         }
         let t = try players[playerID(session, player)]!.timeline
-        let end = min(t.order.count, offset + limit)
+        // `offset` comes from a client: past the end it is an empty page, never an overflow.
+        let end = offset >= t.order.count ? offset : min(t.order.count, offset + limit)
         let page = offset < end ? t.order[offset..<end].map { t.items[$0].toJSON() } : []
         return ["session": .string(session), "player": .int(Int64(player)), "offset": .int(Int64(offset)),
                 "count": .int(Int64(t.items.count)), "items": .array(page)]
