@@ -91,10 +91,16 @@ import Testing
     @Test func aReadingClientAskingForAHugeReplyGetsAnErrorAndStays() throws {
         let d = try daemon(["--max-output-bytes", "65536"])
         defer { d.close() }
-        let provider = try d.client()
-        // Enough provided methods that rpc.discover is over the 64 kB limit.
-        let names = (0..<1500).map { JSON.string("big.method\($0)") }
-        try provider.call("plugin.provide", ["methods": .array(names)])
+        // Enough provided methods that rpc.discover is over the 64 kB limit, from six providers
+        // (each stays under max_provided_methods).
+        var providers: [ControlClient] = []
+        for p in 0..<6 {
+            let provider = try d.client()
+            let names = (0..<250).map { JSON.string("big.p\(p).method\($0)") }
+            try provider.call("plugin.provide", ["methods": .array(names)])
+            providers.append(provider)
+        }
+        defer { providers.forEach { $0.close() } }
         let asker = try d.client()
         #expect {
             try asker.call("rpc.discover")
