@@ -55,7 +55,7 @@ final class DaemonHarness {
             loop: loop, executable: Self.playerhostd,
             arguments: ["--socket", socketPath, "--ready-fd", "3"] + arguments
                 + (arguments.contains("--state-dir") ? [] : ["--state-dir", directory + "/state"]),
-            environment: environment,
+            environment: environment ?? isolatedEnvironment,
             stdio: [.ignore, .inherit, .pipe, .pipe],
             onExit: { [unowned self] e in self.exit = e })
         process = p
@@ -67,6 +67,16 @@ final class DaemonHarness {
         }, onEnd: { _ in })
         _ = runUntil(deadline) { self.ready || self.exit != nil }
         return ready
+    }
+
+    /// The test's own environment, less what would reach the user's desktop: the daemon reads its
+    /// config (and `host.reload` re-reads it) from the harness's directory, and joins no session
+    /// bus unless a test passes one (the MPRIS tests start their own dbus-daemon).
+    var isolatedEnvironment: [String: String] {
+        var env = SocketLocation.currentEnvironment()
+        env["XDG_CONFIG_HOME"] = directory + "/config"
+        env["DBUS_SESSION_BUS_ADDRESS"] = nil
+        return env
     }
 
     /// Runs the loop until `done` or the deadline; returns `done()`.
