@@ -6,7 +6,8 @@ extension HostMethods {
                       summary: "The best rendition of a session's resolved artwork: the smallest cached one at least width×height, else the original scaled down now (never up); null without artwork.",
                       params: [ModelParams.optionalSession,
                                .optional("width", .integer, "pixels (1…10000)"), .optional("height", .integer, "pixels (1…10000)")],
-                      result: .object, resultSummary: "{url, path, width, height, type, from, original} or null") { [unowned host] call throws(RPCError) -> RPCOutcome in
+                      result: .object, resultSummary: "{url, path, width, height, type, from, original} or null") { [weak host] call throws(RPCError) -> RPCOutcome in
+                guard let host else { throw RPCError(.shuttingDown, "the host is shutting down") }
                 let width = try call.params.optionalInt("width"), height = try call.params.optionalInt("height")
                 for (name, v) in [("width", width), ("height", height)] {
                     if let v, !(1...10_000).contains(v) {
@@ -31,8 +32,8 @@ extension HostMethods {
                 return .deferred(promise)
             },
             .sync("artwork.status", summary: "The artwork helper (pid, restarts, last exit), the cache (bytes, limit, files, evictions) and resolution counters.",
-                  result: .object) { [unowned host] _ in
-                host.artwork?.statusJSON ?? .null
+                  result: .object) { [weak host] _ in
+                host?.artwork?.statusJSON ?? .null
             },
         ]
     }
