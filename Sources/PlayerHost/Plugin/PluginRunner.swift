@@ -32,7 +32,7 @@ public final class PluginRunner {
         if explicit == nil, let i = args.firstIndex(of: "--socket"), i + 1 < args.count { explicit = args[i + 1] }
         self.socketPath = SocketLocation.resolve(explicit: explicit)
         loop = try! EventLoop()
-        wakeup = try? AsyncWakeup(loop: loop) { [unowned self] in self.stop() }
+        wakeup = try? AsyncWakeup(loop: loop) { [weak self] in self?.stop() }
     }
 
     /// Stops a running runner from any thread: the loop detaches the plugin and `run` returns.
@@ -51,7 +51,7 @@ public final class PluginRunner {
         signal(SIGPIPE, SIG_IGN)
         for sig in [SIGTERM, SIGINT] {
             if let w = try? SignalWatcher(loop: loop) {
-                try? w.start(signal: sig) { [unowned self] _ in self.stop() }
+                try? w.start(signal: sig) { [weak self] _ in self?.stop() }
                 signals.append(w)
             }
         }
@@ -83,7 +83,8 @@ public final class PluginRunner {
         let stream: PipeStream
         do {
             stream = try PipeStream(loop: loop)
-            try stream.connect(path: socketPath) { [unowned self] error in
+            try stream.connect(path: socketPath) { [weak self] error in
+                guard let self else { return stream.close() }
                 if let error {
                     stream.close()
                     self.retryLater(because: "cannot connect to \(self.socketPath): \(error.message)")
@@ -108,23 +109,26 @@ public final class PluginRunner {
             return
         }
         context = c
-        c.onClosed = { [unowned self] in
+        // The daemon going away reaches these: weak, never unowned.
+        c.onClosed = { [weak self] in
+            guard let self else { return }
             self.context = nil
             self.plugin.detach()
             self.retryLater(because: "lost the daemon")
         }
-        let attach = { [unowned self] in
+        let attach = { [weak self] in
+            guard let self else { return }
             self.connectedAt = self.loop.nowMilliseconds
             self.plugin.attach(c)
         }
         if plugin.actsForHost {
             attach()
         } else {
-            c.call("host.hello", ["name": .string(plugin.name)]) { [unowned self] result in
+            c.call("host.hello", ["name": .string(plugin.name)]) { [weak self] result in
                 switch result {
                 case .success: attach()
                 case .failure(let e):
-                    self.log("host.hello refused: \(e.message)")
+                    self?.log("host.hello refused: \(e.message)")
                     c.close()
                 }
             }
@@ -148,7 +152,7 @@ public final class PluginRunner {
         guard case .restart(let delay) = reconnectPolicy.died(ranForMS: ran) else { return stop() }
         log("\(reason); reconnecting in \(delay) ms")
         if retryTimer == nil { retryTimer = try? Timer(loop: loop) }
-        retryTimer?.start(after: delay) { [unowned self] in self.connect() }
+        retryTimer?.start(after: delay) { [weak self] in self?.connect() }
     }
 
     private func log(_ s: String) {
