@@ -43,18 +43,74 @@ let package = Package(
             pkgConfig: "vips",
             providers: [.apt(["libvips-dev", "libavformat-dev"])]
         ),
+        // The layers (docs: README "Layout"). Each folder of Sources/PlayerHost is its own target, so
+        // the compiler holds the rules: the model imports only the standard library (and Base's
+        // value vocabulary), only Loop sees C libraries, and npctl's Client never reaches Host.
+        // Vocabulary every layer shares: the JSON value tree, the error-code table, the version.
+        .target(name: "PlayerHostBase", path: "Sources/PlayerHost/Base"),
+        .target(
+            name: "PlayerHostModel",
+            dependencies: ["PlayerHostBase", .product(name: "HeapModule", package: "swift-collections")],
+            path: "Sources/PlayerHost/Model"
+        ),
+        .target(name: "PlayerHostRPC", dependencies: ["PlayerHostBase"], path: "Sources/PlayerHost/RPC"),
+        .target(
+            name: "PlayerHostLoop",
+            dependencies: ["PlayerHostBase", "CUV", "CSDBus", "CCurl"],
+            path: "Sources/PlayerHost/Loop"
+        ),
+        .target(
+            name: "PlayerHostClient",
+            dependencies: ["PlayerHostBase", "PlayerHostRPC", "PlayerHostModel"],
+            path: "Sources/PlayerHost/Client"
+        ),
+        .target(
+            name: "PlayerHostServer",
+            dependencies: [
+                "PlayerHostBase", "PlayerHostRPC", "PlayerHostLoop", "PlayerHostClient",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/PlayerHost/Server"
+        ),
+        .target(
+            name: "PlayerHostMPRIS",
+            dependencies: ["PlayerHostBase", "PlayerHostModel", "PlayerHostLoop"],
+            path: "Sources/PlayerHost/MPRIS"
+        ),
+        .target(
+            name: "PlayerHostConfig",
+            dependencies: [
+                "PlayerHostBase", "PlayerHostModel", "PlayerHostLoop", "PlayerHostServer",
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ],
+            path: "Sources/PlayerHost/Config"
+        ),
+        .target(
+            name: "PlayerHostPlugin",
+            dependencies: [
+                "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostLoop", "PlayerHostClient",
+                "PlayerHostServer", "PlayerHostConfig",
+            ],
+            path: "Sources/PlayerHost/Plugin"
+        ),
+        .target(
+            name: "PlayerHostHost",
+            dependencies: [
+                "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostLoop", "PlayerHostClient",
+                "PlayerHostServer", "PlayerHostMPRIS", "PlayerHostConfig", "PlayerHostPlugin",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/PlayerHost/Host"
+        ),
+        // The umbrella plugins, the daemon, examples and tests import: every layer re-exported.
         .target(
             name: "PlayerHost",
             dependencies: [
-                "CUV",
-                "CSDBus",
-                "CCurl",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
-                .product(name: "HeapModule", package: "swift-collections"),
-                .product(name: "HashTreeCollections", package: "swift-collections"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ]
+                "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostLoop", "PlayerHostClient",
+                "PlayerHostServer", "PlayerHostMPRIS", "PlayerHostConfig", "PlayerHostPlugin", "PlayerHostHost",
+            ],
+            path: "Sources/PlayerHost",
+            sources: ["PlayerHost.swift"]
         ),
         .target(
             name: "Plugins",

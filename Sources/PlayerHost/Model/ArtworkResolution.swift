@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Artwork resolution as pure state (SPEC §1 "Artwork"): what each track's artwork is resolved
 /// from, in which order, and which result may still be published. The I/O — the decoder helper,
 /// HTTP, the cache — is `Host/ArtworkResolver`, which carries out the actions returned here.

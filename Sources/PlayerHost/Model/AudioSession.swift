@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Audio session category (≈ AVAudioSession.Category).
 public enum AudioCategory: String, Sendable, Hashable, CaseIterable {
     /// Non-mixable, the Now Playing category.

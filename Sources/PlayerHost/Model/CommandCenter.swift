@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// A session's own remote command center (≈ MPNowPlayingSession.remoteCommandCenter).
 public struct CommandCenter: Sendable, Hashable {
     public private(set) var commands: [RemoteCommandKind: RemoteCommand]

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// A call the host must make to an out-of-process command target.
 ///
 /// The host sends `toJSON()` as the params of a `command.handle` request to `client`, waits for

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// `npctl doctor`: the seeds' diagnostic tree as data.
 extension NowPlayingModel {
     /// Every fault of a session, most severe first, each with its fix.

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Why a session can or cannot become active (SPEC §1, Eligibility).
 ///
 /// All of: (1) a non-mixable category, (2) audio active and not interrupted, (3) at least one

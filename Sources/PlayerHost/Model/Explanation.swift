@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// `arbiter.explain` for one session: eligible or not and why, active or not and why,
 /// Now Playing or not and why.
 public struct SessionExplanation: Sendable, Hashable {

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// What survives a restart: every session the host owns, read through the model's public API
 /// and brought back by replaying public operations (`createSession`, `load`, `seek`,
 /// `configureCommand`, …). It never touches the model's internals, so it holds whatever shape

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// The kind of media, the `mediaType` key.
 public enum MediaType: String, Sendable, Hashable, CaseIterable {
     case none, audio, video

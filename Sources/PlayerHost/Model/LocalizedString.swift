@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// A string that may exist in several languages: `{"und": "Magnificent", "es": "Magnífico"}`.
 ///
 /// A plain string is stored under `und` (undetermined), which the WWDC22 notes recommend so that

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// One queue entry of a player: static metadata plus an optional media reference.
 ///
 /// `duration` drives the clock player's timeline (nil: plays until told otherwise, like a live

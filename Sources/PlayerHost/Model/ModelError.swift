@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// The one error every model operation throws.
 ///
 /// `code` values are stable application codes; the JSON-RPC layer sends them unchanged as
@@ -31,7 +33,7 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension ModelError {
-    static func sessionNotFound(_ id: String) -> ModelError {
+    package static func sessionNotFound(_ id: String) -> ModelError {
         ModelError(.sessionNotFound, "no session '\(id)'", detail: ["session": .string(id)])
     }
 

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Why the Now Playing slot changed hands.
 public enum NowPlayingChangeReason: String, Sendable, Hashable, CaseIterable {
     /// An app with an eligible active session started playback more recently than the holder.

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// An instant on the host's monotonic clock, in nanoseconds since an arbitrary origin.
 ///
 /// The model never reads a clock: every operation whose outcome depends on time takes the

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// The typed keys of now-playing info, named as on the wire.
 public enum InfoKey: String, Sendable, Hashable, CaseIterable, Comparable {
     case title, artist, albumTitle, albumArtist, genre, composer

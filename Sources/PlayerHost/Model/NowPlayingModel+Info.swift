@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Info: `info.get/set/update`, `nowPlaying.get`, and the publishing mode.
 extension NowPlayingModel {
     /// `info.get`: `{session, info, playbackState, timestamp}` with `elapsed` inferred for

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Players: `player.load/play/pause/stop/seek/setRate/next/previous` and modes. `player` is
 /// the index of the player in its session (default 0). Positions are media time.
 extension NowPlayingModel {

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Apps and sessions: `host.hello`, disconnects, `session.create/list/get/close/becomeActiveIfPossible`.
 extension NowPlayingModel {
     // MARK: Apps
@@ -89,7 +91,7 @@ extension NowPlayingModel {
 
     /// Apps may only close or configure their own sessions; the host and non-app connections
     /// (scripts, `npctl`: they act for the person at the machine, like the host) may act on any.
-    func requireOwner(_ s: Session, _ caller: Caller) throws {
+    package func requireOwner(_ s: Session, _ caller: Caller) throws {
         let app = try appFor(caller)
         guard app == Self.hostApp || app == s.app else {
             throw ModelError(.notOwner, "session '\(s.id)' belongs to app '\(s.app)'; only it may configure the session",

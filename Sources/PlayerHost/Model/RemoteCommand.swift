@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Every remote command of SPEC's table, with its wire name.
 public enum RemoteCommandKind: String, Sendable, Hashable, CaseIterable, Comparable {
     case play, pause, stop, togglePlayPause, nextTrack, previousTrack

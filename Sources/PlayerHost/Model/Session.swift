@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// What kind of session: the built-in compositions or a plugin's own kind.
 public enum SessionKind: Sendable, Hashable, CustomStringConvertible {
     case main, pip, multiview
@@ -138,6 +140,13 @@ public struct NowPlayingSnapshot: Sendable, Hashable {
     public var info: NowPlayingInfo
     public var playbackState: PlaybackState
     public var timestamp: MonotonicInstant
+
+    package init(session: SessionID, info: NowPlayingInfo, playbackState: PlaybackState, timestamp: MonotonicInstant) {
+        self.session = session
+        self.info = info
+        self.playbackState = playbackState
+        self.timestamp = timestamp
+    }
 
     /// `{session, info, playbackState, timestamp}`, strings resolved for `language` if given.
     public func toJSON(language: String? = nil) -> JSON {

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Validates JSON-RPC 2.0 request objects and runs their methods. Shared by every connection of a
 /// server; it holds the method table, the limits and the counters `host.stats` reports.
 public final class RPCDispatcher {

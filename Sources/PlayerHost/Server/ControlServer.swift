@@ -1,5 +1,8 @@
 import Glibc
 import Logging
+import PlayerHostClient
+import PlayerHostLoop
+import PlayerHostRPC
 
 /// The listening control socket and its connections. It owns the socket file: created with mode
 /// 0600 (the umask is set before bind, never a chmod after), removed on `stopAccepting`.

@@ -1,4 +1,6 @@
 import Glibc
+import PlayerHostBase
+import PlayerHostModel
 import TOMLKit
 
 // Adding a configuration key: add the property and its `CodingKeys` case as usual, and one line
