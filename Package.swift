@@ -126,23 +126,24 @@ let package = Package(
         ),
         .executableTarget(
             name: "npctl",
+            // The client side only: no Loop (libuv, sd-bus, libcurl), no Host (TOMLKit → Foundation).
             dependencies: [
-                "PlayerHost",
+                "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            // A whole `npctl status` is mostly process start-up, and most of that was the
-            // dynamic loader relocating libswiftCore, Foundation and ICU (~12 ms of CPU):
-            // linked statically it is a fraction of it (docs/PERFORMANCE.md, "npctl start-up").
-            // Allowed here because npctl is this package's own executable, never a dependency.
+            // A whole `npctl status` is mostly process start-up, and most of that was the dynamic
+            // loader relocating libswiftCore, Foundation, ICU and libcurl's dependencies: with the
+            // client-only dependencies above and the standard library linked statically it is a
+            // fraction of it (docs/PERFORMANCE.md, "npctl start-up"). Allowed here because npctl
+            // is this package's own executable, never a dependency.
             linkerSettings: [.unsafeFlags([
                 "-static-stdlib",
-                // TOMLKit (the daemon's config, in PlayerHost) imports Foundation; its static
-                // archives reference each other, so they are resolved as one group.
+                // swift-argument-parser imports FoundationEssentials (not Foundation, not ICU); its
+                // static archives reference each other, so they are resolved as one group.
                 "-Xlinker", "--start-group",
-                "-lFoundation", "-lFoundationInternationalization", "-lFoundationEssentials", "-lCoreFoundation",
-                "-l_FoundationICU", "-l_FoundationCShims", "-l_FoundationCollections", "-lswiftSynchronization", "-lswiftDispatch", "-ldispatch", "-lBlocksRuntime",
+                "-lFoundationEssentials", "-l_FoundationCShims", "-l_FoundationCollections",
+                "-lswiftSynchronization", "-lswiftDispatch", "-ldispatch", "-lBlocksRuntime",
                 "-Xlinker", "--end-group",
-                "-lstdc++",
             ])]
         ),
         .executableTarget(
