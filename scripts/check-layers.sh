@@ -3,7 +3,8 @@
 # graph is the real check: a layer that imports what it does not depend on does not build).
 # What this adds: no one widens the graph by editing Package.swift without noticing.
 #  - only Loop/ imports the C libraries (CUV, CSDBus, CCurl);
-#  - Model/ imports nothing but the standard library, Base and swift-collections' HeapModule;
+#  - Model/ imports nothing but the standard library, Base and swift-collections' HeapModule,
+#    and renders nothing for the wire (its toJSON renderers live in Host/ModelJSON/);
 #  - Base/ imports nothing at all;
 #  - RPC/ and Client/ open no libuv and no Foundation; Client/ never imports Server, Host, Loop;
 #  - nothing in Sources/PlayerHost imports Foundation (TOMLKit brings it in, in Config/ only).
@@ -22,6 +23,10 @@ while IFS= read -r hit; do
 done < <(imports Model/*.swift | grep -vE 'import (PlayerHostBase|HeapModule)$' || true)
 
 while IFS= read -r hit; do bad "Base/ imports nothing: $hit"; done < <(imports Base/*.swift)
+
+while IFS= read -r hit; do
+    bad "Model/ renders nothing for the wire (Host/ModelJSON/ does): $hit"
+done < <(grep -HnE 'func (toJSON|[a-z][A-Za-z]*JSON)\(' Model/*.swift || true)
 
 while IFS= read -r hit; do
     bad "Client/ (npctl) must not reach the loop, the server or the host: $hit"

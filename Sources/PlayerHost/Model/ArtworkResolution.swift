@@ -128,11 +128,6 @@ public struct ArtworkImage: Sendable, Hashable {
         self.type = type
         self.from = from
     }
-
-    public func toJSON() -> JSON {
-        ["url": .string(url), "width": .int(Int64(width)), "height": .int(Int64(height)),
-         "type": .string(type), "from": .string(from.rawValue)]
-    }
 }
 
 /// What a session's current track's artwork came to; kept with the request it answers, so it

@@ -64,9 +64,4 @@ public struct Eligibility: Sendable, Hashable {
         }
         failures = f
     }
-
-    /// `{eligible, reasons}`.
-    public func toJSON() -> JSON {
-        ["eligible": .bool(isEligible), "reasons": .array(reasons.map { .string($0) })]
-    }
 }

@@ -194,7 +194,7 @@ extension HostSnapshot {
                 }
             }
             if !s.manualInfo.isEmpty {
-                r.step(id) { m, t in try m.setInfo(session: id, info: s.manualInfo.toJSON(), now: t) }
+                r.step(id) { m, t in try m.setInfo(session: id, values: s.manualInfo.values, now: t) }
             }
             if s.audioActive { r.step(id) { m, t in try m.activateAudio(session: id, now: t) } }
         }

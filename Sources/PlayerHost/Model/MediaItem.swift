@@ -78,16 +78,6 @@ public struct MediaItem: Sendable, Hashable {
         copy.duration = nil
         return copy
     }
-
-    public func toJSON() -> JSON {
-        var o: [String: JSON] = [:]
-        if let title { o["title"] = .string(title) }
-        if let artist { o["artist"] = .string(artist) }
-        if let duration { o["duration"] = .double(duration) }
-        if let url { o["url"] = .string(url) }
-        if !info.isEmpty { o["info"] = info.toJSON() }
-        return .object(o)
-    }
 }
 
 /// Ad ranges of one item, merged and sorted, mapping media time ↔ content time.

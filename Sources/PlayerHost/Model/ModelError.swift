@@ -23,13 +23,6 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(code.name) (\(code.rawValue)): \(message)" }
-
-    /// `{code, message, data?}` — a JSON-RPC error object body.
-    public func toJSON() -> JSON {
-        var o: [String: JSON] = ["code": .int(Int64(code.rawValue)), "message": .string(message)]
-        if let detail { o["data"] = detail }
-        return .object(o)
-    }
 }
 
 extension ModelError {
@@ -37,7 +30,7 @@ extension ModelError {
         ModelError(.sessionNotFound, "no session '\(id)'", detail: ["session": .string(id)])
     }
 
-    static func invalid(_ message: String, _ detail: JSON? = nil) -> ModelError {
+    package static func invalid(_ message: String, _ detail: JSON? = nil) -> ModelError {
         ModelError(.invalidArgument, message, detail: detail)
     }
 
@@ -45,7 +38,7 @@ extension ModelError {
         ModelError(.invalidState, message, detail: detail)
     }
 
-    static func info(_ message: String, key: String? = nil) -> ModelError {
+    package static func info(_ message: String, key: String? = nil) -> ModelError {
         ModelError(.invalidInfo, message, detail: key.map { ["key": .string($0)] })
     }
 }

@@ -50,9 +50,6 @@ public struct MonotonicInstant: Comparable, Hashable, Sendable, CustomStringConv
         lhs.nanoseconds < rhs.nanoseconds
     }
 
-    /// Seconds as a JSON number, the wire form of every timestamp.
-    public func toJSON() -> JSON { .double(seconds) }
-
     public var description: String { "\(seconds)s" }
 
     private static func nanos(_ seconds: Double) -> UInt64 {
