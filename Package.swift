@@ -50,7 +50,12 @@ let package = Package(
         .target(name: "PlayerHostBase", path: "Sources/PlayerHost/Base"),
         .target(
             name: "PlayerHostModel",
-            dependencies: ["PlayerHostBase", .product(name: "HeapModule", package: "swift-collections")],
+            dependencies: [
+                "PlayerHostBase",
+                .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "HashTreeCollections", package: "swift-collections"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
             path: "Sources/PlayerHost/Model"
         ),
         .target(name: "PlayerHostRPC", dependencies: ["PlayerHostBase"], path: "Sources/PlayerHost/RPC"),

@@ -3,7 +3,7 @@
 # graph is the real check: a layer that imports what it does not depend on does not build).
 # What this adds: no one widens the graph by editing Package.swift without noticing.
 #  - only Loop/ imports the C libraries (CUV, CSDBus, CCurl);
-#  - Model/ imports nothing but the standard library, Base and swift-collections' HeapModule,
+#  - Model/ imports nothing but the standard library, Base and swift-collections,
 #    and renders nothing for the wire (its toJSON renderers live in Host/ModelJSON/);
 #  - Base/ imports nothing at all;
 #  - RPC/ and Client/ open no libuv and no Foundation; Client/ never imports Server, Host, Loop;
@@ -19,8 +19,8 @@ while IFS= read -r hit; do
 done < <(imports */*.swift | grep -E 'import (CUV|CSDBus|CCurl)\b' || true)
 
 while IFS= read -r hit; do
-    bad "Model/ imports only PlayerHostBase and HeapModule: $hit"
-done < <(imports Model/*.swift | grep -vE 'import (PlayerHostBase|HeapModule)$' || true)
+    bad "Model/ imports only PlayerHostBase and swift-collections: $hit"
+done < <(imports Model/*.swift | grep -vE 'import (PlayerHostBase|HeapModule|OrderedCollections|HashTreeCollections|DequeModule)$' || true)
 
 while IFS= read -r hit; do bad "Base/ imports nothing: $hit"; done < <(imports Base/*.swift)
 
@@ -43,7 +43,7 @@ while IFS= read -r hit; do bad "no Foundation in the library: $hit"; done \
 deps() { # target name → its dependency list, one line
     awk -v t="\"$1\"" '$0 ~ "name: " t {on=1} on {print} on && /path:/ {exit}' ../../Package.swift | tr -d '\n'
 }
-deps PlayerHostModel | grep -qE 'Loop|RPC|Client|Server|Host"|TOMLKit|Logging' && bad "Package.swift: PlayerHostModel depends on more than Base and HeapModule"
+deps PlayerHostModel | grep -qE 'Loop|RPC|Client|Server|Host"|TOMLKit|Logging' && bad "Package.swift: PlayerHostModel depends on more than Base and swift-collections"
 deps PlayerHostClient | grep -qE 'PlayerHost(Loop|Server|Host|Config|Plugin)|TOMLKit' && bad "Package.swift: PlayerHostClient depends on the loop, server or host"
 deps PlayerHostRPC | grep -qE 'PlayerHost(Loop|Server|Host|Model)' && bad "Package.swift: PlayerHostRPC depends on more than Base"
 
