@@ -111,7 +111,8 @@ def pinger(a):
     s.connect(a.sock)
     lat, end, gap = [], time.monotonic() + a.seconds, a.gap / 1000
     stop = a.stop_file
-    while time.monotonic() < end and not (stop and os.path.exists(stop)):
+    ready = False
+    while time.monotonic() < end and not (ready and stop and os.path.exists(stop)):
         t0 = time.perf_counter()
         s.sendall(req)
         buf = b""
@@ -121,6 +122,9 @@ def pinger(a):
                 raise SystemExit("pinger: server closed the connection")
             buf += chunk
         lat.append((time.perf_counter() - t0) * 1e6)
+        if not ready:  # the caller waits for this before it starts the load
+            open(a.out + ".ready", "w").close()
+            ready = True
         if gap:
             time.sleep(gap)
     with open(a.out, "w") as f:
@@ -131,7 +135,13 @@ def start_pinger(sock, seconds, out, protocol="jsonrpc", gap_ms=2, stop_file=Non
     cmd = [sys.executable, HERE, "pinger", sock, str(seconds), out, "--protocol", protocol, "--gap", str(gap_ms)]
     if stop_file:
         cmd += ["--stop-file", stop_file]
-    return subprocess.Popen(cmd)
+    p = subprocess.Popen(cmd)
+    deadline = time.monotonic() + 30
+    while not os.path.exists(out + ".ready"):  # its first ping is answered: it is under way
+        if p.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit("the pinger did not start")
+        time.sleep(0.01)
+    return p
 
 
 def read_latencies(path):
@@ -206,10 +216,12 @@ def sessions(a):
     base = stats.call("host.stats")["sessions"]
     stop = os.path.join(a.tmp, "stop-create")
     out = os.path.join(a.tmp, "ping-create")
+    for f in (stop, out + ".ready", out + "-close.ready"):  # an earlier run's
+        if os.path.exists(f):
+            os.unlink(f)
     c = Client(a.sock, timeout=120)
     c.call("host.hello", {"name": "creator"})
     p = start_pinger(a.sock, 600, out, gap_ms=a.gap, stop_file=stop)
-    time.sleep(0.3)
     t0 = time.monotonic()
     chunk = 256
     for start in range(0, a.n, chunk):
@@ -228,7 +240,6 @@ def sessions(a):
     os.unlink(stop)
     out2 = out + "-close"
     p = start_pinger(a.sock, 600, out2, gap_ms=a.gap, stop_file=stop)
-    time.sleep(0.3)
     t0 = time.monotonic()
     c.close()
     while stats.call("host.stats")["sessions"] > base:
