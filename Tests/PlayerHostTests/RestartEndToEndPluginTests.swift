@@ -58,6 +58,9 @@ import Testing
         let oldPID = try f.client.call("mpv.status", ["session": "m"])["pid"]
 
         #expect(f.daemon.stop()?.status == 0)
+        // A command timeout far past the client's (10 s), so that a command waiting on itself
+        // (see the end) shows as a failed call rather than as a 2 s delay.
+        try runShell("mkdir -p '\(f.daemon.directory)/config/playerhost' && echo 'command_timeout_ms = 60000' > '\(f.daemon.directory)/config/playerhost/playerhost.toml'")
         #expect(try f.daemon.start())
         let c = try f.daemon.client()
         // The session is back by the time the daemon is ready; mpv restores it a moment later.
@@ -89,6 +92,14 @@ import Testing
         #expect(try mpv.get("playlist-pos") == 1)
         #expect(try mpv.number("time-pos") >= 19)
         #expect(f.daemon.waitForStderr("restored: item 2 of 3 at"), "\(f.daemon.stderrText)")
+
+        // Opening more into the session while it is paused plays it (mpv.open sends `play`
+        // through the host, which asks the plugin): the plugin's answer never waits for the
+        // host's reply to its own report, which sits behind that very `command.send`.
+        #expect(try f.npctl("pause -s m").status == 0)
+        #expect(try c.call("mpv.open", ["session": "m", "urls": [.string(f.one)]])["id"] == "m")
+        #expect(try mpv.get("playlist-count") == 4)
+        #expect(try mpv.get("pause") == false)
     }
 
     /// The error `method` answers with, nil if it succeeds.

@@ -204,10 +204,14 @@ public final class MPVPlugin: SessionPlugin {
                     let line = "plugin mpv: player.sync for \(session) failed: \(e.message)\n"
                     _ = line.withCString { write(2, $0, strlen($0)) }
                 }
-                done()
             }
             // Right behind the report, so the host has both before the command it answers does.
             self?.saveState()
+            // Sent is enough: the host reads this connection's lines in order, so it applies the
+            // report before any answer sent after it. Waiting for its reply instead would wait
+            // behind any deferred reply ahead of it (mpv.open's command.send play, which waits
+            // for this very command's answer: the host's command timeout, 2 s).
+            done()
         }
         ctl.log = { [weak self] message in self?.log(message) }
         controllers[session] = ctl
