@@ -85,7 +85,7 @@ let package = Package(
         .target(
             name: "PlayerHostConfig",
             dependencies: [
-                "PlayerHostBase", "PlayerHostModel", "PlayerHostLoop", "PlayerHostServer",
+                "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostLoop", "PlayerHostServer",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             path: "Sources/PlayerHost/Config"
