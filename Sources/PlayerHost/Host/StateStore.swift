@@ -56,6 +56,8 @@ public final class StateStore {
     public private(set) var lastPrepareMicroseconds: UInt64 = 0
     /// What the last start found: `restored`, `none`, or why the file was set aside.
     public private(set) var loadResult = "none"
+    /// Where the last start moved a bad state file (nil: it moved none).
+    public private(set) var setAsidePath: String?
 
     public init(loop: EventLoop, directory: String, logger: Logger) {
         self.loop = loop
@@ -80,7 +82,8 @@ public final class StateStore {
         let bytes: [UInt8]
         switch Self.readFile(path) {
         case .success(let b): bytes = b
-        case .failure(let e) where e.code == ENOENT:
+        case .failure(let e) where e.code == ENOENT || e.code == ENOTDIR:
+            // No file there (ENOTDIR: the directory is not one; the first write reports that).
             loadResult = "none"
             return nil
         case .failure(let e):
@@ -95,6 +98,7 @@ public final class StateStore {
         } catch {
             let aside = path + ".corrupt-\(time(nil))"
             let moved = rename(path, aside) == 0
+            if moved { setAsidePath = aside }
             loadResult = "set aside: \(error)"
             let line = "state file \(path) is \(error); starting without saved sessions" + (moved ? ", moved it to \(aside)" : "")
             logger.error("\(line)")
@@ -208,6 +212,30 @@ public final class StateStore {
         ]
         if let fault { o["fault"] = .string(fault) }
         return .object(o)
+    }
+
+    /// The store's faults for `host.doctor`, each with the file it is about: the last write
+    /// failed (until a write succeeds), or the start found a file it could not use.
+    public var diagnostics: [(diagnostic: Diagnostic, path: String)] {
+        var out: [(Diagnostic, String)] = []
+        if let fault {
+            out.append((Diagnostic(severity: .error, code: "stateNotWritten",
+                                   message: "the state file \(path) cannot be written: \(fault); changes since the last good write would be lost on a restart",
+                                   fix: "make \(directory) a directory this user can write (or point state_dir / --state-dir elsewhere); the next change tries again"),
+                        path))
+        }
+        if let setAsidePath {
+            out.append((Diagnostic(severity: .warning, code: "stateSetAside",
+                                   message: "at start the state file was \(loadResult.dropFirst("set aside: ".count)); it was moved to \(setAsidePath) and the daemon started without saved sessions",
+                                   fix: "nothing to do to keep running; look into or delete \(setAsidePath)"),
+                        setAsidePath))
+        } else if loadResult.hasPrefix("unreadable") {
+            out.append((Diagnostic(severity: .error, code: "stateUnreadable",
+                                   message: "at start the state file \(path) was \(loadResult); the daemon started without saved sessions",
+                                   fix: "make \(path) readable by this user, then restart to restore from it"),
+                        path))
+        }
+        return out
     }
 
     // MARK: Wiring
