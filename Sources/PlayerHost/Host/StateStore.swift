@@ -14,9 +14,10 @@ import Logging
 /// where it was when killed.
 ///
 /// The loop's share of a write is incremental (`StateCache`): only sessions an event touched
-/// since the last write are captured and rendered again, the rest is a concatenation of cached
-/// bytes. The atomic write itself (with its two fsyncs) runs on libuv's thread pool
-/// (`WorkerJob`), one at a time: changes arriving meanwhile make one more write after it. A
+/// since the last write are captured and rendered again; the others' cached bytes are handed
+/// over as they are (`StateFilePieces`, shared, not copied). Joining them into the file and the
+/// atomic write itself (with its two fsyncs) run on libuv's thread pool (`WorkerJob`), one at a
+/// time: changes arriving meanwhile make one more write after it. A
 /// playing session that plays on without changes keeps, in the file, the position of its own
 /// last change (so after `kill -9` it can come back earlier than where it was); the orderly
 /// stop captures every session again, for exact positions, and writes synchronously.
@@ -43,16 +44,16 @@ public final class StateStore {
     /// A write is on the thread pool; `changed()` meanwhile sets `writeAgain`.
     public private(set) var isWriting = false
     private var writeAgain = false
-    /// The orderly stop's bytes, waiting for the write in flight to finish first.
-    private var finalBytes: [UInt8]?
+    /// The orderly stop's file, waiting for the write in flight to finish first.
+    private var finalPieces: StateFilePieces?
     /// Why the last write failed (nil after a good one).
     public private(set) var fault: String?
     public private(set) var writes = 0
     public private(set) var failedWrites = 0
     /// Duration of the last write (on the worker), in microseconds.
     public private(set) var lastWriteMicroseconds: UInt64 = 0
-    /// The loop's share of the last write (capture of changed sessions, concatenation), in
-    /// microseconds.
+    /// The loop's share of the last write (capture and render of the changed sessions, the
+    /// hand-over of the rest), in microseconds.
     public private(set) var lastPrepareMicroseconds: UInt64 = 0
     /// What the last start found: `restored`, `none`, or why the file was set aside.
     public private(set) var loadResult = "none"
@@ -129,28 +130,28 @@ public final class StateStore {
     /// Whether a write is pending (armed or in flight).
     public var isPending: Bool { (timer?.isActive ?? false) || isWriting }
 
-    /// The file's bytes if they changed since the last write (or the last write failed).
-    private func prepare() -> [UInt8]? {
+    /// The file if it changed since the last write (or the last write failed).
+    private func prepare() -> StateFilePieces? {
         guard let src = source() else { return nil }
         let started = EventLoop.hrtime()
         let r = cache.render(src.model, now: src.now, configSessions: src.configSessions, savedAt: Self.wallClock())
         lastPrepareMicroseconds = (EventLoop.hrtime() - started) / 1000
-        return r.changed || fault != nil ? r.bytes : nil
+        return r.changed || fault != nil ? r.pieces : nil
     }
 
     /// Writes what changed now (the timer), on the thread pool; one write at a time.
     public func writeNow() {
         timer?.stop()
-        guard !isWriting, let bytes = prepare() else { return }
+        guard !isWriting, let pieces = prepare() else { return }
         let directory = directory
         isWriting = true
         let started = EventLoop.hrtime()
         do {
-            try WorkerJob.queue(on: loop, work: { Self.writeAtomically(bytes, directory: directory, name: "state.json") },
+            try WorkerJob.queue(on: loop, work: { Self.writeAtomically(pieces.chunks, directory: directory, name: "state.json") },
                                 done: { [weak self] why in self?.finished(why, started: started) })
         } catch {
             // No thread pool: write here rather than not at all.
-            finished(Self.writeAtomically(bytes, directory: directory, name: "state.json"), started: started)
+            finished(Self.writeAtomically(pieces.chunks, directory: directory, name: "state.json"), started: started)
         }
     }
 
@@ -158,9 +159,9 @@ public final class StateStore {
         isWriting = false
         lastWriteMicroseconds = (EventLoop.hrtime() - started) / 1000
         record(why)
-        if let bytes = finalBytes {
-            finalBytes = nil
-            writeSynchronously(bytes)
+        if let pieces = finalPieces {
+            finalPieces = nil
+            writeSynchronously(pieces)
         } else if writeAgain {
             writeAgain = false
             changed()
@@ -179,9 +180,9 @@ public final class StateStore {
         }
     }
 
-    private func writeSynchronously(_ bytes: [UInt8]) {
+    private func writeSynchronously(_ pieces: StateFilePieces) {
         let started = EventLoop.hrtime()
-        let why = Self.writeAtomically(bytes, directory: directory, name: "state.json")
+        let why = Self.writeAtomically(pieces.chunks, directory: directory, name: "state.json")
         lastWriteMicroseconds = (EventLoop.hrtime() - started) / 1000
         record(why)
     }
@@ -195,8 +196,8 @@ public final class StateStore {
         timer?.close()
         timer = nil
         cache.recaptureAll()
-        guard let bytes = prepare() else { return }
-        if isWriting { finalBytes = bytes } else { writeSynchronously(bytes) }
+        guard let pieces = prepare() else { return }
+        if isWriting { finalPieces = pieces } else { writeSynchronously(pieces) }
     }
 
     /// After `stop`, changes (the shutdown closing things) write nothing.
@@ -288,22 +289,21 @@ public final class StateStore {
     /// temp file (0600) → write → fsync → rename over `name` → fsync of the directory.
     /// Returns why it failed, or nil.
     static func writeAtomically(_ bytes: [UInt8], directory: String, name: String) -> String? {
+        writeAtomically(CollectionOfOne(bytes), directory: directory, name: name)
+    }
+
+    /// The same for a file given as byte strings in order (`StateFilePieces.chunks`), joined
+    /// here through a 1 MiB buffer: on the writing thread, in a few large `write`s.
+    static func writeAtomically(_ chunks: some Sequence<[UInt8]>, directory: String, name: String) -> String? {
         if let e = makeDirectory(directory) { return ("mkdir \(directory): \(String(cString: strerror(e)))") }
         let final = directory + "/" + name
         let temp = final + ".tmp"
         let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return ("open \(temp): \(String(cString: strerror(errno)))") }
-        var off = 0
-        while off < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, bytes.count - off) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let e = errno
-                close(fd)
-                unlink(temp)
-                return ("write \(temp): \(String(cString: strerror(e)))")
-            }
-            off += n
+        if let e = writeJoined(fd, chunks) {
+            close(fd)
+            unlink(temp)
+            return ("write \(temp): \(String(cString: strerror(e)))")
         }
         if fsync(fd) != 0 {
             let e = errno
@@ -321,6 +321,39 @@ public final class StateStore {
         if dfd >= 0 {
             fsync(dfd)
             close(dfd)
+        }
+        return nil
+    }
+
+    /// Writes `chunks` to `fd` in order, gathering small ones in a buffer; errno on failure.
+    static func writeJoined(_ fd: Int32, _ chunks: some Sequence<[UInt8]>) -> Int32? {
+        let capacity = 1 << 20
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(capacity)
+        for chunk in chunks {
+            if buffer.count + chunk.count > capacity {
+                if let e = writeAll(fd, buffer) { return e }
+                buffer.removeAll(keepingCapacity: true)
+            }
+            if chunk.count >= capacity {
+                if let e = writeAll(fd, chunk) { return e }
+            } else {
+                buffer += chunk
+            }
+        }
+        return writeAll(fd, buffer)
+    }
+
+    /// One `write` loop (EINTR and short writes); errno on failure.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, bytes.count - off) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            off += n
         }
         return nil
     }
