@@ -60,8 +60,9 @@ struct StateCache {
     var hasWork: Bool { needsFullScan || !dirty.isEmpty || !created.isEmpty || !closed.isEmpty }
 
     /// The file for `model` at `now` as pieces, and whether it differs from the last render's.
+    /// `plugins`: the file's `plugins` section, rendered.
     mutating func render(_ model: NowPlayingModel, now: MonotonicInstant, configSessions: Set<SessionID>,
-                         savedAt: Double) -> (pieces: StateFilePieces, changed: Bool) {
+                         savedAt: Double, plugins: [UInt8]? = nil) -> (pieces: StateFilePieces, changed: Bool) {
         if configSessions != self.configSessions {
             // A reload changed which sessions came from the config: their origin changes.
             self.configSessions = configSessions
@@ -94,7 +95,7 @@ struct StateCache {
         }
         let changed = changedSince
         changedSince = false
-        return (StateFilePieces(sessions: pieces, nowPlaying: np, savedAt: savedAt), changed)
+        return (StateFilePieces(sessions: pieces, nowPlaying: np, savedAt: savedAt, plugins: plugins), changed)
     }
 
     /// Captures one session again; renders it when its state changed. A session that is gone,

@@ -12,8 +12,12 @@ import OrderedCollections
 ///                 "rate": 0, "defaultRate": 1, "repeatMode": "one", "shuffleMode": "off",
 ///                 "stopped": false}],
 ///    "commands": [{"command": "skipForward", "isEnabled": true, "targets": [[0]],
-///                  "preferredIntervals": [5, 30]}]}]}
+///                  "preferredIntervals": [5, 30]}]}],
+///  "plugins": {"mpv": {…}}}
 /// ```
+///
+/// `plugins` holds what plugins asked the host to keep for them (`plugin.saveState`), by app
+/// name, as they gave it: the host never reads inside.
 ///
 /// A reader accepts every version up to `currentVersion` and migrates older ones on the way in
 /// (`migrate`); a newer version is refused (`StateFileError.futureVersion`), as are bytes that do
@@ -35,10 +39,13 @@ public enum StateFile {
     }
 
     /// The file's bytes from sessions already rendered (`sessionJSON(_:).serialized()`), in
-    /// order. Parses as `render` would have written it.
-    static func assemble(_ sessions: some Sequence<[UInt8]>, nowPlaying: SessionID?, savedAt: Double) -> [UInt8] {
+    /// order. Parses as `render` would have written it. `plugins` is the `plugins` object already
+    /// rendered (nil: none kept).
+    static func assemble(_ sessions: some Sequence<[UInt8]>, nowPlaying: SessionID?, savedAt: Double,
+                         plugins: [UInt8]? = nil) -> [UInt8] {
         var out: [UInt8] = []
-        for chunk in StateFilePieces.Chunks(head: head(nowPlaying: nowPlaying, savedAt: savedAt), sessions: sessions) {
+        for chunk in StateFilePieces.Chunks(head: head(nowPlaying: nowPlaying, savedAt: savedAt), sessions: sessions,
+                                            tail: tail(plugins: plugins)) {
             out += chunk
         }
         return out
@@ -55,10 +62,24 @@ public enum StateFile {
     }
 
     static let comma: [UInt8] = [UInt8(ascii: ",")]
-    static let tail: [UInt8] = Array("]}\n".utf8)
+
+    /// Everything after the last session's bytes: the end of the list, the plugins' section.
+    static func tail(plugins: [UInt8]?) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "]")]
+        if let plugins { out += Array(#","plugins":"#.utf8) + plugins }
+        out += Array("}\n".utf8)
+        return out
+    }
 
     /// Parses the file's bytes.
     public static func parse(_ bytes: [UInt8]) throws(StateFileError) -> HostSnapshot {
+        try parseFile(bytes).snapshot
+    }
+
+    /// Parses the file's bytes: the host's sessions, the plugins' kept states (by app name) and
+    /// when it was written (wall-clock seconds; nil if it does not say).
+    public static func parseFile(_ bytes: [UInt8]) throws(StateFileError)
+        -> (snapshot: HostSnapshot, plugins: [String: JSON], savedAt: Double?) {
         let json: JSON
         do { json = try JSONParser.parse(bytes) } catch { throw .corrupt("\(error)") }
         guard let version = json["version"]?.intValue else { throw .corrupt("no version") }
@@ -75,7 +96,7 @@ public enum StateFile {
             throw .corrupt("\(error)")
         }
         snapshot.nowPlaying = migrated["nowPlaying"]?.stringValue
-        return snapshot
+        return (snapshot, migrated["plugins"]?.objectValue ?? [:], migrated["savedAt"]?.doubleValue)
     }
 
     /// Brings an older file up to `currentVersion`, one version at a time. (Version 1 is the
@@ -210,14 +231,16 @@ struct StateFilePieces: Sendable {
     /// Each session's rendered bytes, in the file's order.
     let sessions: OrderedDictionary<SessionID, [UInt8]>
     let head: [UInt8]
+    let tail: [UInt8]
 
-    init(sessions: OrderedDictionary<SessionID, [UInt8]>, nowPlaying: SessionID?, savedAt: Double) {
+    init(sessions: OrderedDictionary<SessionID, [UInt8]>, nowPlaying: SessionID?, savedAt: Double, plugins: [UInt8]? = nil) {
         self.sessions = sessions
         head = StateFile.head(nowPlaying: nowPlaying, savedAt: savedAt)
+        tail = StateFile.tail(plugins: plugins)
     }
 
     /// The file's byte strings in order: head, sessions with commas between them, tail.
-    var chunks: Chunks<OrderedDictionary<SessionID, [UInt8]>.Values> { Chunks(head: head, sessions: sessions.values) }
+    var chunks: Chunks<OrderedDictionary<SessionID, [UInt8]>.Values> { Chunks(head: head, sessions: sessions.values, tail: tail) }
 
     /// The whole file in one array (tests, and the synchronous write's fallback).
     var joined: [UInt8] {
@@ -226,16 +249,19 @@ struct StateFilePieces: Sendable {
         return out
     }
 
-    /// Head, then the sessions separated by commas, then the tail, as a sequence of byte strings.
+    /// Head, then the sessions separated by commas, then the tail (the list's end, the plugins'
+    /// section), as a sequence of byte strings.
     struct Chunks<S: Sequence<[UInt8]>>: Sequence, IteratorProtocol {
         private var head: [UInt8]?
+        private let tail: [UInt8]
         private var sessions: S.Iterator
         private var pendingSession: [UInt8]?
         private var started = false
         private var done = false
 
-        init(head: [UInt8], sessions: S) {
+        init(head: [UInt8], sessions: S, tail: [UInt8]) {
             self.head = head
+            self.tail = tail
             self.sessions = sessions.makeIterator()
         }
 
@@ -251,7 +277,7 @@ struct StateFilePieces: Sendable {
             guard !done else { return nil }
             guard let s = sessions.next() else {
                 done = true
-                return StateFile.tail
+                return tail
             }
             if started {
                 pendingSession = s
