@@ -10,6 +10,8 @@ import Logging
 ///   reconfigure the now-playing gate; `log_level` goes to `applyLogLevel`, the executable's
 ///   hook (playerhostd's switches its log handler's level at once, unless `--log-level` was
 ///   given: the command line wins).
+/// - `requests_per_turn`, `output_high_water_kb`, `max_stall_ms`, `max_total_output_mb` and
+///   `max_subscriptions_per_client` apply at once, to open connections too.
 /// - `[[plugin]]` entries and the plugin directory's executables: added ones start, removed ones
 ///   get SIGTERM.
 ///
@@ -102,6 +104,13 @@ public final class ConfigReloader {
             if old.coalesceMilliseconds != new.coalesceMilliseconds { s.changed.append("coalesce_ms") }
             if old.placeholders != new.placeholders { s.changed.append("placeholders") }
         }
+        // The fairness knobs and the output budget apply to open connections at once (they read
+        // the dispatcher's limits as they go); a lower budget cuts the slowest off now.
+        for ((key, was), (_, now)) in zip(old.limitKeys, new.limitKeys) where was != now { s.changed.append(key) }
+        host.dispatcher.limits = new.rpcLimits(over: host.options.limits)
+        host.nowPlaying.publisher.subscribers.maxSubscriptions =
+            new.maxSubscriptionsPerClient ?? RPCSubscribers.defaultMaxSubscriptions
+        host.server?.enforceOutputBudget()
         config = new
         // In-process plugins see the new config: the clock-sessions plugin creates added sessions.
         host.inProcess.reload(new)
