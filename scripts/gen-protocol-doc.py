@@ -148,6 +148,8 @@ w("""## Framing
   lines are ignored. Requests, notifications (no `id`: never answered) and batches (arrays; an
   empty batch is one `-32600`; a batch of notifications gets nothing back).
 - Replies on a connection come in request order, even when a handler answers later.
+- A reply's `id` is the request's byte for byte: a number keeps the text it was sent with
+  (`123456789012345678901234567890`, `1e2`, `-0`, `1.50` come back exactly so).
 - Parameters are by name (an object). An array is accepted too and maps onto the declared
   parameters in order. Unknown parameter names are refused (`-32602`), so typos never pass silently.
 - Limits (configurable): a line of at most 1 MiB (over it: a `1050` error, then the connection is

@@ -169,6 +169,26 @@ import Testing
 
     // MARK: 13.4 Protocol edges
 
+    /// Ids come back as their text was sent, whatever JSON number they are, singly and in batches.
+    @Test func requestIdsAreEchoedByteForByte() throws {
+        let d = try daemon()
+        defer { d.close() }
+        let c = try d.client()
+        let ids = ["123456789012345678901234567890", "1e2", "-0", "1.50", "-12.5E-3", "7", #""x""#, "null"]
+        for id in ids {
+            try c.send(Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"host.ping"}"#.utf8 + [0x0A]))
+            let line = String(decoding: try c.readLine(), as: UTF8.self)
+            #expect(line.hasSuffix(#","id":\#(id)}"#), "\(line)")
+        }
+        // An error reply echoes it too, and so do batch members (with spaces around the id).
+        try c.send(Array(#"{"jsonrpc":"2.0","id":1.50,"method":"no.such"}"#.utf8 + [0x0A]))
+        #expect(String(decoding: try c.readLine(), as: UTF8.self).hasSuffix(#","id":1.50}"#))
+        try c.send(Array(#"[{"jsonrpc":"2.0","id" : 123456789012345678901234567890 ,"method":"host.ping"},{"jsonrpc":"2.0","method":"host.ping","id":1e2}]"#.utf8 + [0x0A]))
+        let batch = String(decoding: try c.readLine(), as: UTF8.self)
+        #expect(batch.contains(#","id":123456789012345678901234567890}"#) && batch.contains(#","id":1e2}"#), "\(batch)")
+    }
+
+
     @Test func adRangesTakeStartAndDurationAndItemsTakeLocalizedTitles() throws {
         let d = try daemon()
         defer { d.close() }
