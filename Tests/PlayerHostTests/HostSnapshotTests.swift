@@ -44,8 +44,9 @@ import Testing
         #expect(s.commandCenter[.nextTrack].targets.count == 1)
         #expect(s.commandCenter[.play].isAvailable)
         #expect(s.manualInfo.isEmpty, "an automatic session keeps no written info")
-        let published = back.nowPlayingJSON(language: "es", now: at(1000))["info"]
-        #expect(published?["albumTitle"] == "Kept" && published?["title"] == "Abeja", "the item's info came back with the item")
+        let published = try #require(back.nowPlaying(at: at(1000))).info
+        #expect(published.text(.albumTitle) == "Kept" && published.text(.title, language: "es") == "Abeja",
+                "the item's info came back with the item")
         #expect(s.audio.category == .playback && s.audio.isActive)
         #expect(back.nowPlayingSession == "keep")
     }
