@@ -47,6 +47,7 @@ public final class HostDaemon {
         dispatcher.table.register(provided.method)
         dispatcher.table.register([ConfigReloader.method(host: self)])
         dispatcher.table.register(HostMethods.artwork(host: self))
+        dispatcher.table.register(HostMethods.pluginState(host: self))
     }
 
     /// Takes the lock, binds the socket, says ready, and runs the loop until shutdown completes.
