@@ -37,7 +37,6 @@ public final class RPCConnection {
     private var slotHead = 0
     private var nextOutgoingID: Int64 = 1
     private var outgoing: [Int64: (Result<JSON, RPCError>) -> Void] = [:]
-    private var closeReason: String?
     /// Off only in tests that compare the fast path with the general one.
     var usesFastPath = true
     /// Whether replies go out in request order (the default: what the host promises its clients,
@@ -63,25 +62,30 @@ public final class RPCConnection {
     /// Feeds bytes read from the client. Complete lines are handled at once; replies that are
     /// ready are appended to `output`.
     public func receive(_ bytes: UnsafeRawBufferPointer) -> Disposition {
-        receive(bytes, maxLines: .max).disposition
+        var offset = 0
+        while true {
+            let (taken, disposition) = receive(UnsafeRawBufferPointer(rebasing: bytes[offset...]), maxLines: .max)
+            offset += taken
+            if disposition != .keepOpen || taken == 0 || offset >= bytes.count { return disposition }
+        }
     }
 
     /// Feeds bytes, handling at most `maxLines` complete lines; returns how many bytes were taken
     /// (the rest, from a line boundary, is the caller's to feed again on a later turn).
+    ///
+    /// A line over `maxLineBytes` is answered with one `limitExceeded` error (id null: the request
+    /// was never read) and skipped; the connection stays open. Closing instead left a client that
+    /// was still writing its line with a broken pipe and no error it could read.
     public func receive(_ bytes: UnsafeRawBufferPointer, maxLines: Int) -> (consumed: Int, disposition: Disposition) {
-        guard closeReason == nil else { return (bytes.count, .closeAfterFlush(reason: closeReason!)) }
         inReceive = true
         defer { inReceive = false }
-        var consumed = bytes.count
         do {
-            consumed = try framer.feed(bytes, maxLines: maxLines) { line in handleLine(line) }
+            return (try framer.feed(bytes, maxLines: maxLines) { line in handleLine(line) }, .keepOpen)
         } catch {
-            let err = RPCError.limitExceeded("line longer than \(error.limit) bytes", limit: error.limit)
-            emit(.reply(id: .null, .failure(err)))
-            closeReason = err.message
+            emit(.reply(id: .null, .failure(.limitExceeded(
+                "a line of more than \(error.limit) bytes (--max-line-bytes) was skipped", limit: error.limit))))
+            return (error.consumed, .keepOpen)
         }
-        if let closeReason { return (bytes.count, .closeAfterFlush(reason: closeReason)) }
-        return (consumed, .keepOpen)
     }
 
     /// Bytes the transport holds for this client besides `output` (queued on the socket). With
