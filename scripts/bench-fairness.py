@@ -272,7 +272,8 @@ def stalled(a):
         s.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         subs.append(s)
     prod = Client(a.sock)
-    prod.call("session.create", {"id": "ev", "kind": "main"})
+    # Manual publishing: an automatic session refuses info.update of item keys (1030).
+    prod.call("session.create", {"id": "ev", "kind": "main", "automaticallyPublishes": False})
     filler = "x" * a.event_bytes
     t0, n, peak = time.monotonic(), 0, rss_kib(a.pid)
     last = t0
@@ -397,7 +398,8 @@ def soak(a):
             ("host.ping", None),
             ("session.get", {"session": c.session}),
             ("nowPlaying.get", {}),
-            ("info.update", {"session": c.session, "info": {"title": f"t{k}"}}),
+            # A new title the automatic way (info.update of an item key is refused, 1030).
+            ("player.load", {"session": c.session, "items": [{"title": f"t{k}", "duration": 180}]}),
             ("player.seek", {"session": c.session, "position": k % 170}),
             ("command.send", {"command": COMMANDS[k % 3], "session": c.session}),
             ("command.send", {"command": "like", "session": tgt}),  # out of process

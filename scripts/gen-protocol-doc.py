@@ -154,6 +154,8 @@ w("""## Framing
   a client gives to the host's own requests, `command.handle` and provided methods, may come in
   any order: the host pairs them by `id`. The plugin library answers each as soon as it is ready,
   so one slow target never holds another's answer.)
+- A reply's `id` is the request's byte for byte: a number keeps the text it was sent with
+  (`123456789012345678901234567890`, `1e2`, `-0`, `1.50` come back exactly so).
 - Parameters are by name (an object). An array is accepted too and maps onto the declared
   parameters in order. Unknown parameter names are refused (`-32602`), so typos never pass silently.
 - Limits (configurable): a line of at most 1 MiB (over it: a `1050` error, then the connection is

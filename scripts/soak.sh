@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Soak (issue 16): a fresh release playerhostd and its load on one CPU (taskset -c 0 by default):
-# 50 busy apps doing mixed requests (pings, reads, info.update, seeks, built-in commands and
+# 50 busy apps doing mixed requests (pings, reads, loads of a new title, seeks, built-in commands and
 # `like`, handled out of process by 10 of the apps that answer command.handle), plus 1 000 idle
 # connections, for --minutes (default 10); another client pings every 10 ms throughout.
 # Checks, and exits non-zero when one fails: every request answered (none unanswered 30 s after it

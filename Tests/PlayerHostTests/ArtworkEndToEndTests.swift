@@ -185,7 +185,7 @@ struct ArtworkEndToEndTests {
         let f = try ArtworkFixture()
         defer { f.close() }
         try f.startServer()
-        _ = try f.client.call("session.create", ["id": "r", "kind": "main"])
+        _ = try f.client.call("session.create", ["id": "r", "kind": "main", "automaticallyPublishes": false])
         _ = try f.client.call("events.subscribe", ["topics": ["artwork"]])
         try f.show("r", title: "One", id: "remote-one", sources: [f.url("/cover.jpg")])
         #expect(try f.settled("r", id: "remote-one")["image"]?["from"] == "remote")
@@ -206,7 +206,7 @@ struct ArtworkEndToEndTests {
         try f.restartDaemon()
         // "r" itself comes back from the state file; a new session asking for the same artwork
         // id shows that the image now comes from the cache, with the server gone.
-        _ = try f.client.call("session.create", ["id": "r2", "kind": "main"])
+        _ = try f.client.call("session.create", ["id": "r2", "kind": "main", "automaticallyPublishes": false])
         _ = try f.client.call("events.subscribe", ["topics": ["artwork"]])
         try f.show("r2", title: "One", id: "remote-one", sources: [f.url("/cover.jpg")])
         #expect(try f.settled("r2", id: "remote-one")["image"]?["from"] == "cache")
@@ -216,7 +216,7 @@ struct ArtworkEndToEndTests {
         let f = try ArtworkFixture()
         defer { f.close() }
         try f.startServer()
-        _ = try f.client.call("session.create", ["id": "g", "kind": "main"])
+        _ = try f.client.call("session.create", ["id": "g", "kind": "main", "automaticallyPublishes": false])
         _ = try f.client.call("events.subscribe", ["topics": ["artwork", "info"]])
         try f.show("g", title: "Track 1", id: "slow", sources: [f.url("/slow/cover.jpg")])
         #expect(f.waitServerGot("/slow/cover.jpg", deadline: 10), "track 1's fetch is under way")
@@ -240,7 +240,7 @@ struct ArtworkEndToEndTests {
         let cases: [(String, String)] = [("/garbage.jpg", "not an image"), ("/big", "limit"), ("/404", "HTTP 404"), ("/hang", "within 1500 ms")]
         for (i, (path, reason)) in cases.enumerated() {
             let s = "bad\(i)"
-            _ = try f.client.call("session.create", ["id": .string(s), "kind": "main"])
+            _ = try f.client.call("session.create", ["id": .string(s), "kind": "main", "automaticallyPublishes": false])
             try f.show(s, title: "Bad", id: s, sources: [f.url(path)])
             let event = try f.settled(s, id: s)
             #expect(event["error"]?.stringValue?.contains(reason) == true, "\(path): \(event)")
@@ -256,7 +256,7 @@ struct ArtworkEndToEndTests {
         let f = try ArtworkFixture()
         defer { f.close() }
         _ = try f.client.call("events.subscribe", ["topics": ["artwork"]])
-        _ = try f.client.call("session.create", ["id": "k", "kind": "main"])
+        _ = try f.client.call("session.create", ["id": "k", "kind": "main", "automaticallyPublishes": false])
         try f.show("k", title: "One", id: "file-one", sources: ["file://" + f.cover])
         #expect(try f.settled("k", id: "file-one")["image"] != nil)
         let pid = try #require(try f.client.call("artwork.status")["helper"]?["pid"]?.intValue)

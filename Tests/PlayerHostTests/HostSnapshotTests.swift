@@ -8,13 +8,14 @@ import Testing
 /// Issue 12: the snapshot taken from the model's public reads, its file format, and its restore
 /// by public operations — fast, without a daemon.
 @Suite struct HostSnapshotTests {
-    /// Queue of two on item 2 at 42 s, repeat one, manual info, skip [5, 30], nextTrack disabled.
+    /// Queue of two on item 2 at 42 s, repeat one, item info (a localized title, an album),
+    /// skip [5, 30], nextTrack disabled. Automatic: the info travels in the items.
     func keepSession(_ m: inout NowPlayingModel, playing: Bool = false) throws {
-        try m.makeEligible("keep", items: [song("A", 100), song("B", 200)])
+        let info = try NowPlayingInfo(json: ["albumTitle": "Kept", "title": ["und": "Bee", "es": "Abeja"]])
+        try m.makeEligible("keep", items: [song("A", 100), song("B", 200, info: info)])
         _ = try m.next(session: "keep", now: at(0))
         _ = try m.seek(session: "keep", to: 42, now: at(0))
         _ = try m.setRepeat(session: "keep", .one, now: at(0))
-        _ = try m.setInfo(session: "keep", info: ["albumTitle": "Kept"], now: at(0))
         _ = try m.configureCommand(session: "keep", .skipForward, properties: ["preferredIntervals": [5, 30]], now: at(0))
         _ = try m.enableCommand(session: "keep", .nextTrack, enabled: false, now: at(0))
         if playing { _ = try m.play(session: "keep", now: at(0)) }
@@ -45,9 +46,36 @@ import Testing
         #expect(s.commandCenter[.nextTrack].isEnabled == false)
         #expect(s.commandCenter[.nextTrack].targets.count == 1)
         #expect(s.commandCenter[.play].isAvailable)
-        #expect(s.manualInfo.text(.albumTitle) == "Kept")
+        #expect(s.manualInfo.isEmpty, "an automatic session keeps no written info")
+        let published = try #require(back.nowPlaying(at: at(1000))).info
+        #expect(published.text(.albumTitle) == "Kept" && published.text(.title, language: "es") == "Abeja",
+                "the item's info came back with the item")
         #expect(s.audio.category == .playback && s.audio.isActive)
         #expect(back.nowPlayingSession == "keep")
+    }
+
+    /// A manual session's written info is what it publishes: it comes back by `info.set`.
+    @Test func aManualSessionsInfoComesBack() throws {
+        var m = NowPlayingModel()
+        _ = try m.createSession(id: "radio", kind: .main, automaticallyPublishes: false, now: at(0))
+        _ = try m.setInfo(session: "radio", info: ["title": "Station", "albumTitle": "Kept"], now: at(0))
+        let back = try roundTrip(m, at: at(1))
+        #expect(try back.session("radio").manualInfo.text(.albumTitle) == "Kept")
+        #expect(try back.publishedInfo(session: "radio").info.title == "Station")
+    }
+
+    /// A state file written before item keys were refused may hold written info on an automatic
+    /// session: the restore reports it (the item's info is the way) and restores the rest.
+    @Test func writtenInfoOnAnAutomaticSessionIsReportedNotRestored() throws {
+        var m = NowPlayingModel()
+        try keepSession(&m)
+        var snap = HostSnapshot(of: m, now: at(1), configSessions: [])
+        snap.sessions[0].manualInfo = try NowPlayingInfo(json: ["genre": "Sticky"])
+        var fresh = NowPlayingModel()
+        let r = snap.restore(into: &fresh, now: at(2))
+        #expect(r.value.count == 1 && r.value[0].session == "keep" && r.value[0].message.contains("player.load"), "\(r.value)")
+        #expect(try fresh.publishedInfo(session: "keep").info.text(.genre) == nil)
+        #expect(fresh.timeline("keep").currentIndex == 1 && fresh.nowPlayingSession == "keep")
     }
 
     @Test func aPlayingSessionComesBackPausedWhereItHadGot() throws {

@@ -221,3 +221,39 @@ extension MPVEndToEndTests {
         #expect(try f.probe().get("pause") == false)
     }
 }
+
+extension MPVEndToEndTests {
+    /// Issue 13's "done when", as the demo has it: the demo's sessions (examples/demo.toml) and an
+    /// mpv session opened last. `npctl play -s main` interrupts mpv (mpv pauses); then
+    /// `npctl play -s mpv` — a remote control, not an app — makes mpv play again: its audio
+    /// re-activates, main is interrupted in turn, and mpv is Now Playing.
+    @Test func theDemosMpvSessionPlaysAgainAfterMainInterruptedIt() throws {
+        let f = try MPVFixture(arguments: ["--config", DaemonHarness.packageRoot + "/examples/demo.toml"])
+        defer { f.close() }
+        #expect(try f.npctl("open -s mpv '\(f.one)'").status == 0)
+        let watcher = try f.daemon.client()
+        _ = try watcher.call("events.subscribe", ["topics": ["players"]])
+        try f.drain(watcher)
+        func audio(_ session: String) throws -> JSON {
+            try f.client.call("session.get", ["session": .string(session)])["audio"] ?? .null
+        }
+        #expect(try audio("main")["interrupted"] == true, "mpv, opened last, interrupted main")
+
+        let main = try f.npctl("play -s main")
+        #expect(main.status == 0, "\(main.output)")
+        _ = try f.waitForPlayer(watcher, deadline: 10) { $0["rate"] == 0.0 }
+        #expect(try audio("mpv")["interrupted"] == true)
+        #expect(try f.probe().get("pause") == true, "main interrupted mpv: mpv paused")
+        #expect(try f.client.call("nowPlaying.get")["session"] == "main")
+
+        let mpv = try f.npctl("play -s mpv")
+        #expect(mpv.status == 0, "\(mpv.output)")
+        _ = try f.waitForPlayer(watcher, deadline: 10) { ($0["rate"]?.doubleValue ?? 0) > 0 }
+        #expect(try f.probe().get("pause") == false, "mpv plays again")
+        #expect(try audio("mpv")["interrupted"] == false && audio("mpv")["active"] == true)
+        #expect(try audio("main")["interrupted"] == true, "main is interrupted in turn")
+        #expect(try f.client.call("player.get", ["session": "main"])["playbackState"] != "playing")
+        let now = try f.client.call("nowPlaying.get")
+        #expect(now["session"] == "mpv" && now["playbackState"] == "playing", "\(now)")
+    }
+}

@@ -26,8 +26,9 @@ final class MPVFixture {
         init(_ d: String) { description = d }
     }
 
-    /// `environment` replaces the daemon's (nil: inherited).
-    init(environment: [String: String]? = nil) throws {
+    /// `environment` replaces the daemon's (nil: inherited); `arguments` go to playerhostd
+    /// (`--config examples/demo.toml` for the demo's sessions).
+    init(environment: [String: String]? = nil, arguments: [String] = []) throws {
         daemon = try DaemonHarness()
         one = daemon.directory + "/one.ogg"
         two = daemon.directory + "/two.ogg"
@@ -39,7 +40,7 @@ final class MPVFixture {
             daemon.close()
             throw Failed("sox could not make the test files")
         }
-        guard try daemon.start(environment: environment) else {
+        guard try daemon.start(arguments, environment: environment) else {
             daemon.close()
             throw Failed("playerhostd did not start: \(daemon.stderrText)")
         }

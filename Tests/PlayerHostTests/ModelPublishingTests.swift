@@ -132,14 +132,44 @@ import Testing
         }
         expectModelError(.automaticKey) { _ = try m.setInfo(session: "s", info: ["title": "x", "elapsed": 3], now: at(1)) }
         #expect(m == before)
-        // Other keys are session-level fallbacks under the item's own info.
-        _ = try m.updateInfo(session: "s", info: ["title": "Session title", "genre": "Jazz"], now: at(1))
-        let info = m.publishedInfo(m.sessions["s"]!).info
-        #expect(info.title == "A", "the current item's metadata wins")
-        #expect(info.text(.genre) == "Jazz")
         _ = try m.setAutomaticallyPublishes(session: "s", false, now: at(2))
         _ = try m.updateInfo(session: "s", info: ["elapsed": 3, "rate": 1], now: at(2))
         #expect(m.publishedInfo(m.sessions["s"]!).info.elapsed == 3)
+    }
+
+    /// Issue 13.3: the item's keys belong to the item. A write is refused (1030) naming
+    /// `player.load`, changes nothing, and so nothing written can outlive its item.
+    @Test func itemKeysAreRefusedWhileAutomatic() throws {
+        var m = NowPlayingModel()
+        let untitled = MediaItem(artist: "Band", duration: 50)
+        try m.makeEligible("s", items: [song("A", 100), untitled])
+        let before = m
+        for info: JSON in [["title": "Session title"], ["genre": "Jazz"], ["artwork": ["id": "a", "sources": ["http://h/a"]]],
+                           ["extra": ["x": 1]], ["title": nil], ["albumTitle": "Al", "elapsed": 3]] {
+            do {
+                _ = try m.updateInfo(session: "s", info: info, now: at(1))
+                Issue.record("\(info) was accepted on an automatic session")
+            } catch let e as ModelError {
+                #expect(e.code == .automaticKey)
+                #expect(e.message.contains("player.load"), "the message names the way: \(e.message)")
+                #expect(e.detail?["use"] == "player.load")
+            }
+            expectModelError(.automaticKey) { _ = try m.setInfo(session: "s", info: info, now: at(1)) }
+        }
+        #expect(m == before, "a refused write changes nothing")
+        _ = try m.next(session: "s", now: at(2))
+        #expect(m.publishedInfo(m.sessions["s"]!).info.title == nil, "the untitled item shows no title of anyone else's")
+        // The way: the item's own info.
+        _ = try m.load(session: "s", items: [MediaItem(duration: 50, info: try NowPlayingInfo(json: ["title": "Given", "genre": "Jazz"]))], now: at(3))
+        let info = m.publishedInfo(m.sessions["s"]!).info
+        #expect(info.title == "Given" && info.text(.genre) == "Jazz")
+        // Manual info written before does not survive turning automatic publishing on.
+        _ = try m.setAutomaticallyPublishes(session: "s", false, now: at(4))
+        _ = try m.updateInfo(session: "s", info: ["genre": "Written"], now: at(4))
+        _ = try m.setAutomaticallyPublishes(session: "s", true, now: at(5))
+        _ = try m.load(session: "s", items: [MediaItem(title: "Plain", duration: 50)], now: at(6))
+        #expect(m.publishedInfo(m.sessions["s"]!).info.text(.genre) == nil)
+        #expect(m.sessions["s"]!.manualInfo.isEmpty)
     }
 
     @Test func localizedStringsResolveWithFallback() throws {

@@ -55,7 +55,9 @@ import Testing
         let demo = try Demo()
         defer { demo.close() }
         _ = try demo.json(#"call session.create '{"id":"loc","kind":"main"}'"#)
-        _ = try demo.json(#"call info.set '{"session":"loc","info":{"title":{"und":"Hello","es":"Hola"},"artist":"Band"}}'"#)
+        // It publishes automatically: the localized title comes in its item.
+        _ = try demo.json(#"call player.load '{"session":"loc","items":[{"title":{"und":"Hello","es":"Hola"},"artist":"Band"}]}'"#)
+        _ = try demo.json(#"call player.stop '{"session":"loc"}'"#)
         try Self.expect(demo, [
             ("pause", 0, ""),
             ("position 0", 0, ""),

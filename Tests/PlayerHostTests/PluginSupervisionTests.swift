@@ -207,7 +207,7 @@ import Testing
         #expect(try rig.npctl("next -s swift-clock") == (0, ""))
         let clock = try rig.json("status --json -s swift-clock")
         #expect(clock["info"]?["title"] == "Tock")
-        #expect(clock["info"]?["albumTitle"] == "PlayerHost examples", "the session's own info fills the gap")
+        #expect(clock["info"]?["albumTitle"] == "PlayerHost examples", "from the items' info")
         #expect(try rig.npctl("play-pause -s swift-clock") == (0, ""))
         let paused = try rig.npctl("status -s swift-clock").output
         #expect(paused.hasPrefix("Paused: Swift Clock — Tock  0:0") && paused.hasSuffix("/1:30  [swift-clock]\n"), "\(paused)")

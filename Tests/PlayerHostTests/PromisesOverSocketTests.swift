@@ -79,8 +79,10 @@ import Testing
         #expect(try b.call("session.becomeActiveIfPossible", ["session": "a"])["active"] == true)
         _ = try b.call("session.resignActive", ["session": "a"])
         _ = try b.call("info.get", ["session": "a"])
-        // The owner still configures it.
-        try a.call("info.update", ["session": "a", "info": ["genre": "Rock"]])
+        // The owner still configures it (its info comes from its items: it publishes automatically).
+        try a.call("command.enable", ["session": "a", "command": "play", "enabled": true])
+        try a.call("player.load", ["session": "a", "items": [["title": "A's", "duration": 5, "info": ["genre": "Rock"]]]])
+        #expect(try b.call("info.get", ["session": "a"])["info"]?["genre"] == "Rock")
     }
 
     @Test func removeTargetWithoutTokenRemovesOnlyTheCallersTargets() throws {
@@ -140,7 +142,52 @@ import Testing
         #expect(try a.call("player.get", ["session": "a"])["playbackState"] != "playing")
     }
 
+    // MARK: 13.3 Automatic keys
+
+    /// The issue's `info.update {title}` on an automatically publishing session: refused with
+    /// 1030 naming `player.load`, whether the item has a title (it stays) or not (nothing
+    /// sticks to show on later items).
+    @Test func itemKeysOfAnAutomaticSessionAreRefusedAndNothingSticks() throws {
+        let d = try daemon()
+        defer { d.close() }
+        let c = try d.client()
+        try c.call("session.create", ["id": "main", "kind": "main"])
+        try c.call("player.load", ["session": "main", "items": [["title": "Song", "duration": 100], ["duration": 50], ["duration": 60]]])
+        try c.send(Array(#"{"jsonrpc":"2.0","method":"info.update","id":1,"params":{"session":"main","info":{"title":"Mine"}}}"#.utf8 + [0x0A]))
+        let reply = try c.readMessage()
+        #expect(reply["error"]?["code"] == 1030, "\(reply)")
+        #expect(reply["error"]?["message"]?.stringValue?.contains("player.load") == true, "\(reply)")
+        #expect(reply["error"]?["data"]?["keys"] == ["title"])
+        #expect(try c.call("info.get", ["session": "main"])["info"]?["title"] == "Song", "the item's title stays")
+        try c.call("player.next", ["session": "main"])
+        #expect(error(c, "info.update", ["session": "main", "info": ["title": "Mine"]])?.code == 1030, "an untitled item too")
+        #expect(error(c, "info.set", ["session": "main", "info": ["genre": "Jazz"]])?.code == 1030)
+        try c.call("player.next", ["session": "main"])
+        let later = try c.call("info.get", ["session": "main"])["info"]
+        #expect(later?["title"] == nil && later?["genre"] == nil, "nothing written shows on a later item: \(later ?? .null)")
+    }
+
     // MARK: 13.4 Protocol edges
+
+    /// Ids come back as their text was sent, whatever JSON number they are, singly and in batches.
+    @Test func requestIdsAreEchoedByteForByte() throws {
+        let d = try daemon()
+        defer { d.close() }
+        let c = try d.client()
+        let ids = ["123456789012345678901234567890", "1e2", "-0", "1.50", "-12.5E-3", "7", #""x""#, "null"]
+        for id in ids {
+            try c.send(Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"host.ping"}"#.utf8 + [0x0A]))
+            let line = String(decoding: try c.readLine(), as: UTF8.self)
+            #expect(line.hasSuffix(#","id":\#(id)}"#), "\(line)")
+        }
+        // An error reply echoes it too, and so do batch members (with spaces around the id).
+        try c.send(Array(#"{"jsonrpc":"2.0","id":1.50,"method":"no.such"}"#.utf8 + [0x0A]))
+        #expect(String(decoding: try c.readLine(), as: UTF8.self).hasSuffix(#","id":1.50}"#))
+        try c.send(Array(#"[{"jsonrpc":"2.0","id" : 123456789012345678901234567890 ,"method":"host.ping"},{"jsonrpc":"2.0","method":"host.ping","id":1e2}]"#.utf8 + [0x0A]))
+        let batch = String(decoding: try c.readLine(), as: UTF8.self)
+        #expect(batch.contains(#","id":123456789012345678901234567890}"#) && batch.contains(#","id":1e2}"#), "\(batch)")
+    }
+
 
     @Test func adRangesTakeStartAndDurationAndItemsTakeLocalizedTitles() throws {
         let d = try daemon()

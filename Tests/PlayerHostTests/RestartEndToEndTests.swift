@@ -9,18 +9,20 @@ import Testing
 /// Issue 12 against the real binary: sessions survive an orderly stop and `kill -9`, bad state
 /// never stops the daemon, SIGHUP and `npctl daemon reload` apply the config.
 @Suite(.serialized) struct RestartEndToEndTests {
-    /// The issue's session: two items, on item 2 at 42 s, repeat one, manual info, skip
-    /// intervals [5, 30], nextTrack disabled, eligible (and so Now Playing).
+    /// The issue's session: two items, on item 2 at 42 s, repeat one, item info (it publishes
+    /// automatically, so its info travels in the item), skip intervals [5, 30], nextTrack
+    /// disabled, eligible (and so Now Playing).
     func makeKeep(_ c: ControlClient) throws {
         try c.call("session.create", ["id": "keep", "kind": "main"])
         try c.call("audio.configure", ["session": "keep", "category": "playback"])
         try c.call("audio.activate", ["session": "keep"])
-        try c.call("player.load", ["session": "keep", "items": [["title": "A", "duration": 100], ["title": "B", "duration": 200]]])
+        try c.call("player.load", ["session": "keep", "items": [
+            ["title": "A", "duration": 100], ["title": "B", "duration": 200, "info": ["albumTitle": "Kept"]],
+        ]])
         try c.call("command.bindDefaults", ["session": "keep"])
         try c.call("player.next", ["session": "keep"])
         try c.call("player.seek", ["session": "keep", "position": 42])
         try c.call("player.setRepeat", ["session": "keep", "mode": "one"])
-        try c.call("info.set", ["session": "keep", "info": ["albumTitle": "Kept"]])
         try c.call("command.configure", ["session": "keep", "command": "skipForward", "preferredIntervals": [5, 30]])
         try c.call("command.enable", ["session": "keep", "command": "nextTrack", "enabled": false])
     }

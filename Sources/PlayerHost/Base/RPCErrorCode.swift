@@ -49,7 +49,7 @@ public enum RPCErrorCode: Int, Sendable, CaseIterable {
         case .targetNotFound: return "no target with that token"
         case .notEligible: return "the session cannot become active now"
         case .noNowPlayingSession: return "no session is Now Playing and none was named"
-        case .automaticKey: return "the key is published automatically and cannot be written"
+        case .automaticKey: return "the key is published automatically (from the players or the current item) and cannot be written"
         case .invalidInfo: return "a now-playing info key or value is invalid"
         case .pluginFailure: return "a plugin failed"
         case .limitExceeded: return "a limit was exceeded (line, batch, connections, output; sessions per app, targets per command, queue items): data names it"

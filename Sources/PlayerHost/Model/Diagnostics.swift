@@ -65,7 +65,7 @@ extension NowPlayingModel {
         }
         if info.title == nil {
             out.append(Diagnostic(severity: .warning, code: "noTitle", message: "no title: nothing will display",
-                                  fix: s.automaticallyPublishes ? "give the current item a title (or info.update {title})"
+                                  fix: s.automaticallyPublishes ? "give the current item a title (player.load \(s.id) with the item's title)"
                                       : "info.update \(s.id) {title}"))
         }
         if info.duration == nil, !info.isLiveStream, !(info.isEmpty && !loaded) {

@@ -193,6 +193,8 @@ extension HostSnapshot {
                     r.step(id) { m, t in try m.configureCommand(session: id, c.kind, properties: props, now: t) }
                 }
             }
+            // Only a manual session has written info: an automatic one's came back in its items
+            // (an older file's written info on one is refused, 1030, and reported).
             if !s.manualInfo.isEmpty {
                 r.step(id) { m, t in try m.setInfo(session: id, values: s.manualInfo.values, now: t) }
             }

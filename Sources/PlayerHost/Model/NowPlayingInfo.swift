@@ -13,6 +13,11 @@ public enum InfoKey: String, Sendable, Hashable, CaseIterable, Comparable {
     /// writes to them are refused then (the seeds' MusicKit lesson).
     public static let automatic: Set<InfoKey> = [.duration, .elapsed, .rate, .defaultRate, .queueIndex, .queueCount]
 
+    /// Keys an automatically publishing session takes from its current item's info (≈
+    /// AVPlayerItem.nowPlayingInfo): every key its players do not publish. Writes to them are
+    /// refused too, so nothing a client writes outlives the item it was meant for.
+    public static let fromItem: Set<InfoKey> = Set(allCases).subtracting(automatic)
+
     /// Keys whose values are strings, each of which may be localized.
     public static let strings: Set<InfoKey> = [
         .title, .artist, .albumTitle, .albumArtist, .genre, .composer, .assetURL, .serviceIdentifier,

@@ -4,11 +4,13 @@ import PlayerHostBase
 extension NowPlayingModel {
 
     /// `info.set`: replaces the session's info (`null` values are simply absent). While
-    /// publishing automatically, writes to automatic keys are refused (`automaticKey`).
+    /// publishing automatically, writes to any key are refused (`automaticKey`): the players and
+    /// the current item own them.
     public mutating func setInfo(session id: SessionID, info json: JSON, now: MonotonicInstant) throws -> ModelResult<PublishedInfo> {
         try perform(now) { m, t in
             let s = try m.session(id)
             let patch = try InfoPatch(json: json)
+            try m.refuseAutomaticKeys(s, patch.keys)
             return try m.replaceInfo(s, with: patch.set, now: t)
         }
     }
@@ -45,26 +47,34 @@ extension NowPlayingModel {
         }
     }
 
-    /// Switches automatic publishing on or off. Turning it on drops manual values of the
-    /// automatic keys (the players own them now).
+    /// Switches automatic publishing on or off. Turning it on drops the written info: the players
+    /// and the current item own every key now.
     public mutating func setAutomaticallyPublishes(session id: SessionID, _ on: Bool, now: MonotonicInstant) throws -> ModelResult<PublishedInfo> {
         try perform(now) { m, t in
             _ = try m.session(id)
             m.sessions[id]!.automaticallyPublishes = on
-            if on { m.sessions[id]!.manualInfo = m.sessions[id]!.manualInfo.removing(InfoKey.automatic) }
+            if on { m.sessions[id]!.manualInfo = NowPlayingInfo() }
             m.sessions[id]!.manualTimestamp = t
             return m.publishedInfo(m.sessions[id]!)
         }
     }
 
+    /// Refuses (`automaticKey`, nothing changed) a write to any key an automatically publishing
+    /// session takes from its players or its current item, naming where each comes from and the
+    /// way to give it: the item's info with `player.load`, or automatic publishing off.
     func refuseAutomaticKeys(_ s: Session, _ keys: Set<InfoKey>) throws {
-        guard s.automaticallyPublishes else { return }
-        let refused = keys.intersection(InfoKey.automatic).sorted()
-        guard !refused.isEmpty else { return }
-        let names = refused.map(\.rawValue)
+        guard s.automaticallyPublishes, !keys.isEmpty else { return }
+        let fromPlayers = keys.intersection(InfoKey.automatic).sorted().map(\.rawValue)
+        let fromItem = keys.intersection(InfoKey.fromItem).sorted().map(\.rawValue)
+        var parts: [String] = []
+        if !fromItem.isEmpty {
+            parts.append("\(fromItem.joined(separator: ", ")) from its current item (give them in the item's info with player.load)")
+        }
+        if !fromPlayers.isEmpty { parts.append("\(fromPlayers.joined(separator: ", ")) from its players") }
         throw ModelError(.automaticKey,
-                         "session '\(s.id)' publishes \(names.joined(separator: ", ")) automatically from its players; "
-                             + "write them only with automaticallyPublishes off",
-                         detail: ["session": .string(s.id), "keys": .array(names.map { .string($0) })])
+                         "session '\(s.id)' publishes automatically: \(parts.joined(separator: "; ")); "
+                             + "to write info yourself, turn automatic publishing off (info.setAutomatic)",
+                         detail: ["session": .string(s.id), "keys": .array((fromItem + fromPlayers).sorted().map { .string($0) }),
+                                  "use": "player.load"])
     }
 }

@@ -2,8 +2,8 @@
 extension NowPlayingModel {
     /// The info a session publishes now.
     ///
-    /// Automatic: the session's own info fills gaps under the current item's info, then the
-    /// automatic keys come from the primary player (player 0): content `duration` and `elapsed`
+    /// Automatic: the current item's info (nothing a client wrote: `refuseAutomaticKeys`), then
+    /// the automatic keys come from the primary player (player 0): content `duration` and `elapsed`
     /// (ads excluded), `rate` (0 inside an ad, where content time holds), `defaultRate`,
     /// `queueIndex`, `queueCount`; the timestamp is the player's anchor, so it only moves at key
     /// moments. Manual: exactly what was set, stamped when it was set.
@@ -16,13 +16,12 @@ extension NowPlayingModel {
             return PublishedInfo(info: withResolvedArtwork(info, s), playbackState: interrupted && state != .playing ? .interrupted : state,
                                  timestamp: s.manualTimestamp)
         }
-        let base = s.manualInfo.removing(InfoKey.automatic)
         guard let pid = s.playerIDs.first, let p = players[pid], let item = p.timeline.currentItem else {
             let state: PlaybackState = interrupted ? .interrupted : .stopped
-            return PublishedInfo(info: withResolvedArtwork(base, s), playbackState: state, timestamp: players[s.playerIDs.first ?? ""]?.timeline.anchorTime ?? .zero)
+            return PublishedInfo(info: NowPlayingInfo(), playbackState: state, timestamp: players[s.playerIDs.first ?? ""]?.timeline.anchorTime ?? .zero)
         }
         let t = p.timeline
-        var info = item.effectiveInfo.removing(InfoKey.automatic).fillingGaps(from: base)
+        var info = item.effectiveInfo.removing(InfoKey.automatic)
         let ads = adSchedule(s, t)
         if let d = item.duration { info[.duration] = .number(ads.contentDuration(d)) }
         info[.elapsed] = .number(ads.contentTime(t.anchorElapsed))
@@ -35,13 +34,11 @@ extension NowPlayingModel {
         return PublishedInfo(info: withResolvedArtwork(info, s), playbackState: state, timestamp: t.anchorTime)
     }
 
-    /// The ads of the current item of an automatically publishing session (item info first,
-    /// the session's own info as fallback); empty for manual sessions, whose app publishes
-    /// content time itself.
+    /// The ads of the current item of an automatically publishing session (from the item's
+    /// info); empty for manual sessions, whose app publishes content time itself.
     func adSchedule(_ s: Session, _ t: PlayerTimeline) -> AdSchedule {
         guard s.automaticallyPublishes, let item = t.currentItem else { return AdSchedule([]) }
-        let own = item.effectiveInfo.adTimeRanges
-        return AdSchedule(own.isEmpty ? s.manualInfo.adTimeRanges : own)
+        return AdSchedule(item.effectiveInfo.adTimeRanges)
     }
 
     /// A session's published info, or `sessionNotFound`.

@@ -80,7 +80,7 @@ public struct Session: Sendable, Hashable {
     public internal(set) var automaticallyPublishes: Bool
     /// What moves its players: the host's clock, or an external engine reporting with `player.sync`.
     public internal(set) var driver: PlayerDriver = .clock
-    /// Info written with `info.set` / `info.update` (all of it when manual; the rest when automatic).
+    /// Info written with `info.set` / `info.update` (manual publishing; always empty while automatic).
     public internal(set) var manualInfo = NowPlayingInfo()
     /// When `elapsed`/`rate` of `manualInfo` held.
     public internal(set) var manualTimestamp: MonotonicInstant = .zero

@@ -100,7 +100,7 @@ public final class RPCConnection {
     /// The reply to send for `result`: the error `limitExceeded` (with the output limit in `data`)
     /// instead of one that would take the client past its output limit, so a client that reads is
     /// never cut off for asking something big.
-    private func replyBytes(id: JSON, _ result: Result<JSON, RPCError>) -> [UInt8] {
+    private func replyBytes(id: RequestID, _ result: Result<JSON, RPCError>) -> [UInt8] {
         let bytes = RPCEncoder.reply(id: id, result)
         let limit = dispatcher.limits.maxOutputBytes
         guard queuedBytes + bytes.count + 1 > limit else { return bytes }
@@ -173,16 +173,20 @@ public final class RPCConnection {
             return
         }
         dispatcher.linesReceived += 1
+        // A number id the writer would not give back as sent is read again from the line
+        // (rare: the usual integer id never pays for it).
         switch value {
         case .array(let items):
-            handleBatch(items)
+            handleBatch(items, idTexts: items.contains(where: RequestID.needsText) ? RequestID.texts(in: line) : [])
         default:
             if isResponse(value) { return }
-            emit(dispatcher.handle(value, connection: self))
+            let idText = RequestID.needsText(value) ? RequestID.texts(in: line).first ?? nil : nil
+            emit(dispatcher.handle(value, idText: idText, connection: self))
         }
     }
 
-    private func handleBatch(_ items: [JSON]) {
+    /// `idTexts`: the id text of each item (`RequestID.texts`), or empty when none needs it.
+    private func handleBatch(_ items: [JSON], idTexts: [[UInt8]?]) {
         if items.isEmpty {
             emit(.reply(id: .null, .failure(.invalidRequest("empty batch"))))
             return
@@ -194,9 +198,9 @@ public final class RPCConnection {
         }
         var results: [RPCDispatcher.ItemResult] = []
         results.reserveCapacity(items.count)
-        for item in items {
+        for (i, item) in items.enumerated() {
             if isResponse(item) { continue }
-            let r = dispatcher.handle(item, connection: self)
+            let r = dispatcher.handle(item, idText: i < idTexts.count ? idTexts[i] : nil, connection: self)
             if case .none = r { continue }
             results.append(r)
         }
@@ -245,12 +249,12 @@ public final class RPCConnection {
         case .reply(let id, let result):
             if slotHead == slots.count || !repliesInRequestOrder {
                 let before = output.count
-                RPCEncoder.writeReply(id: id, result, into: &output)  // fast path: nothing ahead
+                RPCEncoder.writeReply(requestID: id, result, into: &output)  // fast path: nothing ahead
                 if queuedBytes > dispatcher.limits.maxOutputBytes {
                     let size = output.count - before
                     output.removeSubrange(before...)
                     let limit = dispatcher.limits.maxOutputBytes
-                    RPCEncoder.writeReply(id: id, .failure(.limitExceeded(
+                    RPCEncoder.writeReply(requestID: id, .failure(.limitExceeded(
                         "a reply of \(size) bytes would pass the output limit", limit: limit, actual: queuedBytes + size)),
                         into: &output)
                 }

@@ -7,8 +7,8 @@ public final class RPCDispatcher {
     enum ItemResult {
         /// A notification: nothing is sent, whatever happened.
         case none
-        case reply(id: JSON, Result<JSON, RPCError>)
-        case pending(id: JSON, RPCPromise)
+        case reply(id: RequestID, Result<JSON, RPCError>)
+        case pending(id: RequestID, RPCPromise)
     }
 
     public var table: MethodTable
@@ -26,11 +26,15 @@ public final class RPCDispatcher {
         self.limits = limits
     }
 
-    func handle(_ value: JSON, connection: RPCConnection) -> ItemResult {
+    /// A parsed request object; `idText` is its id's text as sent (`RequestID.texts`), needed
+    /// only when `RequestID.needsText` says so.
+    func handle(_ value: JSON, idText: [UInt8]? = nil, connection: RPCConnection) -> ItemResult {
         guard case .object(let o) = value else {
             return .reply(id: .null, .failure(.invalidRequest("a request must be a JSON object")))
         }
-        return handle(RequestEnvelope(members: o), connection: connection)
+        var envelope = RequestEnvelope(members: o)
+        envelope.idText = idText
+        return handle(envelope, connection: connection)
     }
 
     /// A request object, by the members that matter (from a parsed object or the fast scanner).
@@ -40,10 +44,11 @@ public final class RPCDispatcher {
         let methodMember = envelope.method
         let paramsMember = envelope.params
         // The id first: if it is valid it is echoed even in an error reply.
-        var id: JSON = .null
+        var id = RequestID.null
         if let rawID {
             switch rawID {
-            case .string, .int, .double, .null: id = rawID
+            case .string, .int, .null: id = RequestID(rawID)
+            case .double: id = RequestID(rawID, text: envelope.idText)
             default:
                 return .reply(id: .null, .failure(.invalidRequest("id must be a string, a number or null")))
             }

@@ -12,18 +12,23 @@ public enum RPCEncoder {
 
     /// A reply line (with its newline) appended to `out`.
     public static func writeReply(id: JSON, _ result: Result<JSON, RPCError>, into out: inout [UInt8]) {
+        writeReply(requestID: RequestID(id), result, into: &out)
+    }
+
+    /// A reply line echoing the id as the request had it.
+    static func writeReply(requestID id: RequestID, _ result: Result<JSON, RPCError>, into out: inout [UInt8]) {
         writeReplyBody(id: id, result, into: &out)
         out.append(0x0A)
     }
 
     /// A reply without its newline (batch members).
-    static func reply(id: JSON, _ result: Result<JSON, RPCError>) -> [UInt8] {
+    static func reply(id: RequestID, _ result: Result<JSON, RPCError>) -> [UInt8] {
         var out: [UInt8] = []
         writeReplyBody(id: id, result, into: &out)
         return out
     }
 
-    private static func writeReplyBody(id: JSON, _ result: Result<JSON, RPCError>, into out: inout [UInt8]) {
+    private static func writeReplyBody(id: RequestID, _ result: Result<JSON, RPCError>, into out: inout [UInt8]) {
         out.append(contentsOf: head)
         switch result {
         case .success(let value):

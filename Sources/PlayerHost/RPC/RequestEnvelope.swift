@@ -4,6 +4,9 @@ import PlayerHostBase
 /// The members of a request object the dispatcher reads. `nil` means the member is absent.
 struct RequestEnvelope: Equatable {
     var id: JSON?
+    /// The id's text as sent, when it is a number the writer would not give back the same
+    /// (`RequestID`); only the general path sets it, the fast scanner takes no such ids.
+    var idText: [UInt8]?
     var version: JSON?
     var method: JSON?
     var params: JSON?

@@ -19,13 +19,15 @@ final class ClockPlugin: SessionPlugin {
         self.context = context
         context.send("session.create", ["id": session, "kind": "clock"])
         context.send("audio.configure", ["session": session, "category": "playback"])
+        // Duration, elapsed and rate come from the player, everything else from the current
+        // item: the session publishes automatically, so its info is given in the items (an
+        // info.update of an item key would be refused with 1030).
+        let album: JSON = ["albumTitle": "PlayerHost examples"]
         context.send("player.load", ["session": session, "items": [
-            ["title": "Tick", "artist": "Swift Clock", "duration": 60],
-            ["title": "Tock", "artist": "Swift Clock", "duration": 90],
-            ["title": "Chime", "artist": "Swift Clock", "duration": 30],
+            ["title": "Tick", "artist": "Swift Clock", "duration": 60, "info": album],
+            ["title": "Tock", "artist": "Swift Clock", "duration": 90, "info": album],
+            ["title": "Chime", "artist": "Swift Clock", "duration": 30, "info": album],
         ]])
-        // Title, artist, duration, elapsed and rate come from the player; this fills a gap.
-        context.send("info.update", ["session": session, "info": ["albumTitle": "PlayerHost examples"]])
 
         handle("play") { reply in self.play(reply) }
         handle("pause") { reply in self.player("player.pause", reply) }
