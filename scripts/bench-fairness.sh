@@ -10,12 +10,14 @@
 #   4. a 1 µs item on repeat, playing: daemon CPU over 10 s, ping answered.
 #
 #   scripts/bench-fairness.sh [--runs N] [--no-build] [--cpu C] [--seconds S] [--sessions N] [--only flood|sessions|stalled|repeat]
+#                             [--config 'key = value']   (a config line for every daemon: A/B one build)
 set -euo pipefail
 
 RUNS=3
 SECONDS_=10
 N=10000
 ONLY=""
+EXTRA_CONFIG=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --runs) RUNS=$2; shift 2 ;;
@@ -24,6 +26,7 @@ while [ $# -gt 0 ]; do
         --seconds) SECONDS_=$2; shift 2 ;;
         --sessions) N=$2; shift 2 ;;
         --only) ONLY=$2; shift 2 ;;
+        --config) EXTRA_CONFIG+="$2"$'\n'; shift 2 ;;
         -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench-fairness.sh: unknown argument $1" >&2; exit 2 ;;
     esac
@@ -38,7 +41,7 @@ want() { [ -z "$ONLY" ] || [ "$ONLY" = "$1" ]; }
 # A fresh config per daemon: the state file in the scratch directory, never the user's.
 config() {  # extra TOML lines → path
     local f=$TMP/c$RANDOM.toml
-    printf 'state_dir = "%s"\n%s\n' "$TMP/state$RANDOM" "${1:-}" > "$f"
+    printf 'state_dir = "%s"\n%s%s\n' "$TMP/state$RANDOM" "$EXTRA_CONFIG" "${1:-}" > "$f"
     echo "$f"
 }
 

@@ -33,6 +33,7 @@ import Testing
         let config = try HostConfig.parse("""
             max_total_output_mb = 2
             requests_per_turn = 4
+            turn_budget_us = 250
             output_high_water_kb = 64
             max_stall_ms = 250
             max_subscriptions_per_client = 3
@@ -42,6 +43,7 @@ import Testing
         let l = config.rpcLimits(over: base)
         #expect(l.maxTotalOutputBytes == 2 << 20)
         #expect(l.requestsPerTurn == 4)
+        #expect(l.turnBudgetMicroseconds == 250)
         #expect(l.effectiveHighWater == 64 << 10)
         #expect(l.maxStallMilliseconds == 250)
         #expect(l.maxOutputBytes == 1 << 20, "the command line's limits stay")
@@ -52,6 +54,7 @@ import Testing
     @Test func outOfRangeKnobsAreRefusedWithTheKeyAndItsLine() throws {
         for (text, key) in [("coalesce_ms = 10\nrequests_per_turn = 0\n", "requests_per_turn"),
                             ("\nmax_stall_ms = 5\n", "max_stall_ms"),
+                            ("turn_budget_us = 0\n", "turn_budget_us"),
                             ("max_total_output_mb = 0\n", "max_total_output_mb"),
                             ("output_high_water_kb = -1\n", "output_high_water_kb"),
                             ("max_subscriptions_per_client = 0\n", "max_subscriptions_per_client")] {
@@ -146,10 +149,10 @@ import Testing
         }
         #expect(try d.client().call("host.ping") == "pong", "others are unaffected")
         // Raised in the file and reloaded: applies at once, with the budget and knobs.
-        try write("max_subscriptions_per_client = 4\nmax_total_output_mb = 3\nrequests_per_turn = 8\n", to: path)
+        try write("max_subscriptions_per_client = 4\nmax_total_output_mb = 3\nrequests_per_turn = 8\nturn_budget_us = 500\n", to: path)
         let summary = try c.call("host.reload")
         let changed = summary["settingsChanged"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        #expect(Set(changed).isSuperset(of: ["max_subscriptions_per_client", "max_total_output_mb", "requests_per_turn"]))
+        #expect(Set(changed).isSuperset(of: ["max_subscriptions_per_client", "max_total_output_mb", "requests_per_turn", "turn_budget_us"]))
         try c.call("events.subscribe", ["topics": ["sessions"]])
         #expect(try server(c)["outputBudgetBytes"] == .int(3 << 20))
     }

@@ -57,6 +57,9 @@ public struct HostConfig: Codable, Sendable, Equatable {
     /// Requests one connection has served per loop turn before the others get theirs
     /// (`requests_per_turn`, default 32).
     public var requestsPerTurn: Int?
+    /// Microseconds of requests one connection has served per loop turn before the others get
+    /// theirs (`turn_budget_us`, default 1000).
+    public var turnBudgetMicroseconds: Int?
     /// Unsent output, in KiB, above which a client is not read until it takes half of it
     /// (`output_high_water_kb`, default 1024; at most half the output limit takes effect).
     public var outputHighWaterKB: Int?
@@ -98,6 +101,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         ConfigKey("max_subscriptions_per_client", .integer),
         ConfigKey("max_total_output_mb", .integer),
         ConfigKey("requests_per_turn", .integer),
+        ConfigKey("turn_budget_us", .integer),
         ConfigKey("output_high_water_kb", .integer),
         ConfigKey("max_stall_ms", .integer),
         ConfigKey("session", .tables(SessionConfig.schema)),
@@ -124,6 +128,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case maxSubscriptionsPerClient = "max_subscriptions_per_client"
         case maxTotalOutputMB = "max_total_output_mb"
         case requestsPerTurn = "requests_per_turn"
+        case turnBudgetMicroseconds = "turn_budget_us"
         case outputHighWaterKB = "output_high_water_kb"
         case maxStallMilliseconds = "max_stall_ms"
         case sessions = "session"
@@ -151,6 +156,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         maxSubscriptionsPerClient = try c.decodeIfPresent(Int.self, forKey: .maxSubscriptionsPerClient)
         maxTotalOutputMB = try c.decodeIfPresent(Int.self, forKey: .maxTotalOutputMB)
         requestsPerTurn = try c.decodeIfPresent(Int.self, forKey: .requestsPerTurn)
+        turnBudgetMicroseconds = try c.decodeIfPresent(Int.self, forKey: .turnBudgetMicroseconds)
         outputHighWaterKB = try c.decodeIfPresent(Int.self, forKey: .outputHighWaterKB)
         maxStallMilliseconds = try c.decodeIfPresent(Int.self, forKey: .maxStallMilliseconds)
         sessions = try c.decodeIfPresent([SessionConfig].self, forKey: .sessions) ?? []
@@ -244,6 +250,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         var l = base
         if let v = maxTotalOutputMB { l.maxTotalOutputBytes = v << 20 }
         if let v = requestsPerTurn { l.requestsPerTurn = v }
+        if let v = turnBudgetMicroseconds { l.turnBudgetMicroseconds = UInt64(v) }
         if let v = outputHighWaterKB { l.outputHighWaterBytes = v << 10 }
         if let v = maxStallMilliseconds { l.maxStallMilliseconds = UInt64(v) }
         return l
@@ -252,6 +259,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
     /// The keys `rpcLimits(over:)` reads, with their values (for reload summaries).
     package var limitKeys: [(String, Int?)] {
         [("max_total_output_mb", maxTotalOutputMB), ("requests_per_turn", requestsPerTurn),
+         ("turn_budget_us", turnBudgetMicroseconds),
          ("output_high_water_kb", outputHighWaterKB), ("max_stall_ms", maxStallMilliseconds),
          ("max_subscriptions_per_client", maxSubscriptionsPerClient)]
     }
@@ -272,6 +280,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         try check("max_subscriptions_per_client", maxSubscriptionsPerClient, 1...1_000)
         try check("max_total_output_mb", maxTotalOutputMB, 1...65_536)
         try check("requests_per_turn", requestsPerTurn, 1...100_000)
+        try check("turn_budget_us", turnBudgetMicroseconds, 1...1_000_000)
         try check("output_high_water_kb", outputHighWaterKB, 1...1_048_576)
         try check("max_stall_ms", maxStallMilliseconds, 10...3_600_000)
         var seen = Set<String>()

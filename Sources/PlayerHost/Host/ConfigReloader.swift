@@ -15,7 +15,7 @@ import PlayerHostRPC
 ///   reconfigure the now-playing gate; `log_level` goes to `applyLogLevel`, the executable's
 ///   hook (playerhostd's switches its log handler's level at once, unless `--log-level` was
 ///   given: the command line wins).
-/// - `requests_per_turn`, `output_high_water_kb`, `max_stall_ms`, `max_total_output_mb` and
+/// - `requests_per_turn`, `turn_budget_us`, `output_high_water_kb`, `max_stall_ms`, `max_total_output_mb` and
 ///   `max_subscriptions_per_client` apply at once, to open connections too.
 /// - `[[plugin]]` entries and the plugin directory's executables: added ones start, removed ones
 ///   get SIGTERM.

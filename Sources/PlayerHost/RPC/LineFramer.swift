@@ -41,9 +41,12 @@ public struct LineFramer {
     /// Feeds a chunk, handing out at most `maxLines` complete lines; returns how many bytes of
     /// the chunk were taken. The caller keeps the rest (it starts at a line boundary) and feeds
     /// it again later: a server serves each client a bounded share per loop turn this way.
+    /// `stopAfter` is asked after each line handed out (a time budget: the caller reads a clock
+    /// there, once per line); when it says so, the framer stops right after that line.
     public mutating func feed(
         _ chunk: UnsafeRawBufferPointer,
         maxLines: Int,
+        stopAfter: () -> Bool = { false },
         line: (UnsafeRawBufferPointer) -> Void
     ) throws(LineTooLong) -> Int {
         guard let base = chunk.baseAddress, chunk.count > 0 else { return 0 }
@@ -84,7 +87,7 @@ public struct LineFramer {
             }
             start = nlIndex + 1
             handed += 1
-            if handed >= maxLines { return start }
+            if handed >= maxLines || stopAfter() { return start }
         }
         return end
     }

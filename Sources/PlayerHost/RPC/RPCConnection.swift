@@ -78,11 +78,16 @@ public final class RPCConnection {
     /// A line over `maxLineBytes` is answered with one `limitExceeded` error (id null: the request
     /// was never read) and skipped; the connection stays open. Closing instead left a client that
     /// was still writing its line with a broken pipe and no error it could read.
-    public func receive(_ bytes: UnsafeRawBufferPointer, maxLines: Int) -> (consumed: Int, disposition: Disposition) {
+    ///
+    /// `stopAfter` is asked after each line is handled: when it returns true the rest waits too
+    /// (the server's time budget per connection per turn).
+    public func receive(
+        _ bytes: UnsafeRawBufferPointer, maxLines: Int, stopAfter: () -> Bool = { false }
+    ) -> (consumed: Int, disposition: Disposition) {
         inReceive = true
         defer { inReceive = false }
         do {
-            return (try framer.feed(bytes, maxLines: maxLines) { line in handleLine(line) }, .keepOpen)
+            return (try framer.feed(bytes, maxLines: maxLines, stopAfter: stopAfter) { line in handleLine(line) }, .keepOpen)
         } catch {
             emit(.reply(id: .null, .failure(.limitExceeded(
                 "a line of more than \(error.limit) bytes (--max-line-bytes) was skipped", limit: error.limit))))

@@ -13,6 +13,12 @@ public struct RPCLimits: Sendable, Equatable {
     /// Most requests (lines) one connection has served per loop turn; the rest waits its turn
     /// while the others are served (round robin), so one busy client cannot starve another.
     public var requestsPerTurn = 32
+    /// Most time, in microseconds, one connection's requests are served per loop turn (config
+    /// `turn_budget_us`): after the request that uses it up the rest waits its turn, like past
+    /// `requestsPerTurn`. The count alone let 32 expensive requests (a `session.create` costs
+    /// 100–150 µs) hold every other client for ~4 ms a turn (issue 16). At least one request is
+    /// served per turn whatever it costs.
+    public var turnBudgetMicroseconds: UInt64 = 1000
     /// Unsent reply bytes above which a connection is not read until the client takes them
     /// (back-pressure): a client that does not read costs nothing more. Capped at half the
     /// output limit.

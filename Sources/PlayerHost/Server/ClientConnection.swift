@@ -4,8 +4,9 @@ import PlayerHostRPC
 
 /// One accepted client: its stream and its protocol state, joined.
 ///
-/// Fairness: each loop turn a connection has at most `requestsPerTurn` requests served; what it
-/// sent beyond that waits in `inbox` (reading paused) and the server serves it on later turns,
+/// Fairness: each loop turn a connection has at most `requestsPerTurn` requests served, and none
+/// more once its requests took `turnBudgetMicroseconds` (the clock is read once per request); what
+/// it sent beyond that waits in `inbox` (reading paused) and the server serves it on later turns,
 /// round robin with everyone else. Back-pressure: once its unsent output passes the high-water
 /// mark it is not read (nor served) until the client takes half of it, so a client that never
 /// reads costs almost nothing; it is cut off only if output it did not ask for (events, requests
@@ -114,7 +115,10 @@ final class ClientConnection {
 
     /// Serves one turn's budget of `bytes`; returns the bytes taken.
     private func serve(_ bytes: UnsafeRawBufferPointer) -> Int {
-        let (consumed, disposition) = rpc.receive(bytes, maxLines: budget)
+        // uv_now is cached for the whole turn, so it cannot tell how long this connection took:
+        // uv_hrtime (clock_gettime through the vDSO, tens of ns) once here and once per request.
+        let deadline = EventLoop.hrtime() &+ limits.turnBudgetMicroseconds &* 1000
+        let (consumed, disposition) = rpc.receive(bytes, maxLines: budget) { EventLoop.hrtime() >= deadline }
         flush()
         guard isLive else { return bytes.count }
         if case .closeAfterFlush(let reason) = disposition {
