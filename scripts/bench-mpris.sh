@@ -29,27 +29,15 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT"
-if [ "$BUILD" = 1 ]; then
-    swift build -c release --product playerhostd 2>&1 | tail -1
-fi
-PHD=${PLAYERHOSTD:-$(swift build -c release --show-bin-path)/playerhostd}
-[ -x "$PHD" ] || { echo "bench-mpris.sh: build first ($PHD missing)" >&2; exit 1; }
-
-TMP=$(mktemp -d /tmp/ph-mpris.XXXXXX)
-PIDS=()
-cleanup() {
-    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
+NAME=bench-mpris.sh
+. "$(dirname "$0")/lib-bench.sh"
+bench_build daemon
+bench_tmp ph-mpris
 
 export DBUS_SESSION_BUS_ADDRESS="unix:path=$TMP/bus"
 taskset -c "$CPU" dbus-daemon --session --nofork --nopidfile --address="$DBUS_SESSION_BUS_ADDRESS" \
     --print-address=1 >"$TMP/addr" 2>/dev/null &
-PIDS+=($!)
+BENCH_PIDS+=($!)
 timeout 10 sh -c "until [ -s '$TMP/addr' ]; do sleep 0.05; done"
 
 cat >"$TMP/c.toml" <<'TOML'
@@ -64,14 +52,14 @@ autoplay = true
 title = "Bench"
 duration = 100000
 TOML
-taskset -c "$CPU" "$PHD" --socket "$TMP/c.sock" --config "$TMP/c.toml" --log-level warning &
-PIDS+=($!)
+start_daemon "$TMP/c.sock" --config "$TMP/c.toml"
 gdbus wait --session --timeout 10 org.mpris.MediaPlayer2.playerhost
 
 taskset -c "$CPU" dbus-monitor --profile \
     "type='signal',path='/org/mpris/MediaPlayer2',member='PropertiesChanged'" \
     "type='signal',member='NameLost'" >"$TMP/mon" 2>/dev/null &
-PIDS+=($!)
+MONPID=$!
+BENCH_PIDS+=("$MONPID")
 timeout 10 sh -c "until grep -q NameLost '$TMP/mon'; do sleep 0.05; done"
 
 taskset -c "$CPU" python3 - "$TMP/c.sock" "$COUNT" "$TMP/sent" "$GAP" <<'PY'
@@ -93,7 +81,7 @@ for i in range(count):
 open(out, "w").write("\n".join(repr(t) for t in sent))
 PY
 sleep 0.2  # the last signal's way through dbus-monitor
-kill "${PIDS[2]}" 2>/dev/null || true
+kill "$MONPID" 2>/dev/null || true
 
 python3 - "$TMP/sent" "$TMP/mon" <<'PY'
 import sys, bisect
@@ -166,7 +154,7 @@ while True:
 PY
 ALONE=$(taskset -c "$CPU" python3 "$TMP/ping.py" "$TMP/c.sock" 2)
 taskset -c 1 python3 "$TMP/flood.py" "$TMP/bus" &
-PIDS+=($!)
+BENCH_PIDS+=($!)
 FLOODED=$(taskset -c "$CPU" python3 "$TMP/ping.py" "$TMP/c.sock" 2)
 STATS=$(python3 -c "
 import json, socket, sys

@@ -27,25 +27,10 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT"
-if [ "$BUILD" = 1 ]; then
-    echo "== swift build -c release"
-    swift build -c release 2>&1 | tail -1
-fi
-BIN=$(swift build -c release --show-bin-path)
-PHD=${PLAYERHOSTD:-$BIN/playerhostd}
-PHB=$BIN/ph-bench
-[ -x "$PHD" ] && [ -x "$PHB" ] || { echo "bench-scale.sh: build first ($PHD, $PHB missing)" >&2; exit 1; }
-
-TMP=$(mktemp -d /tmp/ph-scale.XXXXXX)
-DPID=""
-cleanup() {
-    [ -n "$DPID" ] && kill "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+NAME=bench-scale.sh
+. "$(dirname "$0")/lib-bench.sh"
+bench_build
+bench_tmp ph-scale
 
 # Every session belongs to the host app (the client never says host.hello): raise its limit.
 # Its state file goes to a scratch directory, never the user's (nor restored into the next run).
@@ -53,11 +38,7 @@ printf 'max_sessions_per_app = %d\nstate_dir = "%s"\n' $((N * 2)) "$TMP/state" >
 for run in $(seq "$RUNS"); do
     echo "== run $run/$RUNS, CPU $CPU, $N sessions (load before: $(cut -d' ' -f1-3 /proc/loadavg))"
     rm -rf "$TMP/s" "$TMP/state"
-    taskset -c "$CPU" "$PHD" --socket "$TMP/s" --config "$TMP/c.toml" --log-level warning 2>"$TMP/log" &
-    DPID=$!
-    for _ in $(seq 200); do [ -S "$TMP/s" ] && break; sleep 0.05; done
-    [ -S "$TMP/s" ] || { echo "bench-scale.sh: the daemon did not start" >&2; cat "$TMP/log" >&2; exit 1; }
-    taskset -c "$CPU" "$PHB" --socket "$TMP/s" --scale "$N" --count "$COUNT" --pid "$DPID" | grep -v '^RESULT' | sed 's/^/   /'
-    kill "$DPID"; wait "$DPID" 2>/dev/null || true
-    DPID=""
+    start_daemon "$TMP/s" --config "$TMP/c.toml"
+    "${PIN[@]}" "$PHB" --socket "$TMP/s" --scale "$N" --count "$COUNT" --pid "$DPID" | grep -v '^RESULT' | sed 's/^/   /'
+    stop_servers
 done

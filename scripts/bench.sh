@@ -39,47 +39,11 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT"
-
-if ! command -v redis-server >/dev/null || ! command -v redis-benchmark >/dev/null; then
-    echo "== installing redis-server redis-tools"
-    apt-get update -qq && apt-get install -y -qq redis-server redis-tools >/dev/null
-fi
-command -v taskset >/dev/null || { echo "bench.sh: taskset (util-linux) is required" >&2; exit 1; }
-
-if [ "$BUILD" = 1 ]; then
-    echo "== swift build -c release"
-    swift build -c release 2>&1 | tail -1
-fi
-BIN=$(swift build -c release --show-bin-path)
-PHD=${PLAYERHOSTD:-$BIN/playerhostd}   # PLAYERHOSTD=/path/to/another/build compares builds
-PHB=$BIN/ph-bench
-[ -x "$PHD" ] && [ -x "$PHB" ] || { echo "bench.sh: build first ($PHD, $PHB missing)" >&2; exit 1; }
-
-TMP=$(mktemp -d /tmp/ph-bench.XXXXXX)
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-PIN=(taskset -c "$CPU")
-
-wait_for_socket() {  # path pid
-    for _ in $(seq 200); do
-        [ -S "$1" ] && return 0
-        kill -0 "$2" 2>/dev/null || { echo "bench.sh: server $2 died" >&2; return 1; }
-        sleep 0.05
-    done
-    echo "bench.sh: $1 did not appear" >&2
-    return 1
-}
-
-rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+NAME=bench.sh
+. "$(dirname "$0")/lib-bench.sh"
+need_redis --tools
+bench_build
+bench_tmp ph-bench
 
 # Context switches of every thread of a process (voluntary + involuntary).
 ctxt_switches() {
@@ -115,10 +79,7 @@ wait_quiet() {
     echo "   still loaded; running anyway"
 }
 
-field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }   # value of key=… in a RESULT line
 rb_rate() { tr '\r' '\n' | grep -o '[0-9.]* requests per second' | tail -1 | cut -d' ' -f1; }
-median() { sort -g | awk '{a[NR] = $1} END {if (NR == 0) print "n/a"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}'; }
 
 echo "== machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r)"
 echo "== versions: $(swift --version 2>&1 | head -1); $(redis-server --version | cut -d' ' -f1-3)"
@@ -130,15 +91,9 @@ for run in $(seq "$RUNS"); do
     echo "== run $run/$RUNS (load before: $(cut -d' ' -f1-3 /proc/loadavg))"
     D=$TMP/run$run
     mkdir -p "$D"
-    "${PIN[@]}" redis-server --unixsocket "$D/redis.sock" --unixsocketperm 700 --port 0 \
-        --save '' --appendonly no --daemonize no --logfile "$D/redis.log" &
-    RPID=$!
-    PIDS+=("$RPID")
-    "${PIN[@]}" "$PHD" --socket "$D/ph.sock" --log-level warning 2>"$D/playerhostd.log" &
-    PPID_=$!
-    PIDS+=("$PPID_")
-    wait_for_socket "$D/redis.sock" "$RPID"
-    wait_for_socket "$D/ph.sock" "$PPID_"
+    start_redis "$D"
+    start_daemon "$D/ph.sock"
+    PPID_=$DPID
     sleep 0.2
 
     R[rss_start,$run]=$(rss_kb "$PPID_")
@@ -179,10 +134,7 @@ for run in $(seq "$RUNS"); do
     echo "   playerhostd VmRSS after the benchmark ${R[rss_after,$run]} kB;" \
          "idle ${IDLE_SECONDS}s after: $idle_proc context switches (/proc), $idle_perf (perf)"
 
-    kill "$PPID_" "$RPID"
-    wait "$PPID_" 2>/dev/null || true
-    wait "$RPID" 2>/dev/null || true
-    PIDS=()
+    stop_servers
     echo "   (load after: $(cut -d' ' -f1-3 /proc/loadavg))"
 done
 
@@ -195,7 +147,6 @@ ph_pipe=$(med playerhostd_pipelined_rps); rd_pipe=$(med redis_pipelined_rps)
 rb_seq=$(med rb_seq); rb_pipe=$(med rb_pipe)
 seq_ratio=$(med seq_ratio); pipe_ratio=$(med pipe_ratio)
 range() { for run in $(seq "$RUNS"); do echo "${R[$1,$run]}"; done | sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {print lo "-" hi}'; }
-verdict() { awk -v r="$1" -v t="$2" 'BEGIN {print (r + 0 >= t) ? "meets" : "MISSES"}'; }
 
 echo
 echo "== summary (median of $RUNS run(s); same client ph-bench for both servers; CPU $CPU)"

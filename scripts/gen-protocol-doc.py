@@ -118,6 +118,8 @@ ex("session.create", {"id": "ext", "kind": "radio", "driver": "external"})
 ex("player.sync", {"session": "ext", "items": [{"title": "Live stream", "duration": 3600}], "index": 0,
                    "elapsed": 12.5, "rate": 1, "status": "ready"})
 ex("plugin.list")
+ex("plugin.saveState", {"state": {"version": 1, "sessions": [{"session": "docs", "urls": ["/music/a.ogg"], "index": 0, "elapsed": 42}]}})
+ex("plugin.savedState")
 ex("plugin.provide", {"methods": ["docs.hello"], "summaries": {"docs.hello": "an example provided method"}}, conn=handler)
 c.send_raw(json.dumps({"jsonrpc": "2.0", "method": "docs.hello", "params": {"who": "world"}, "id": 98}))
 provided_req = handler.line()
@@ -147,7 +149,10 @@ w("""## Framing
 - One JSON-RPC 2.0 message per line (`\\n`, an optional `\\r` before it is ignored), UTF-8. Blank
   lines are ignored. Requests, notifications (no `id`: never answered) and batches (arrays; an
   empty batch is one `-32600`; a batch of notifications gets nothing back).
-- Replies on a connection come in request order, even when a handler answers later.
+- Replies on a connection come in request order, even when a handler answers later. (Responses
+  a client gives to the host's own requests, `command.handle` and provided methods, may come in
+  any order: the host pairs them by `id`. The plugin library answers each as soon as it is ready,
+  so one slow target never holds another's answer.)
 - Parameters are by name (an object). An array is accepted too and maps onto the declared
   parameters in order. Unknown parameter names are refused (`-32602`), so typos never pass silently.
 - Limits (configurable): a line of at most 1 MiB (over it: a `1050` error, then the connection is

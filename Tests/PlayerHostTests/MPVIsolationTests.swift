@@ -79,20 +79,30 @@ struct MPVIsolationTests {
         let alone = ControlClient.now() - start
         #expect(try f.probe(session: "b").get("pause") == false)
 
-        // A command to the stopped mpv, and right behind it one to the other session.
+        // A command to the stopped mpv, and right behind it one to the other session: the
+        // plugin answers the second while the first still waits on the stopped mpv (its replies
+        // to the host are not kept in request order).
+        #expect(try f.client.call("command.send", ["session": "b", "command": "pause"])["status"] == "success")
         let other = try f.daemon.client()
         start = ControlClient.now()
         try f.client.send(request("command.send", ["session": "a", "command": "play"], id: 1))
-        try other.send(request("command.send", ["session": "b", "command": "pause"], id: 2))
+        // A barrier: once the daemon answered this, it has read the command to "a" (sent first).
+        #expect(try other.call("host.ping") == "pong")
+        let otherSent = ControlClient.now()
+        try other.send(request("command.send", ["session": "b", "command": "play"], id: 2))
+        let toOther = try other.readMessage()
+        let otherTook = ControlClient.now() - otherSent
+        #expect(toOther["result"]?["status"] == "success", "\(toOther)")
+        #expect(!f.client.hasBufferedInput && !readable(f.client), "the command to the stopped mpv is still pending")
+        // (Read through `other`: `f.client` still waits for its answer.)
+        let bSocket = try #require(try other.call("mpv.status", ["session": "b"])["socket"]?.stringValue)
+        #expect(try MPVProbe(path: bSocket).get("pause") == false)
         let toStopped = try f.client.readMessage()
         let stoppedTook = ControlClient.now() - start
-        let toOther = try other.readMessage()
-        let otherTook = ControlClient.now() - start
         #expect(toStopped["result"]?["status"] == "commandFailed", "\(toStopped)")
-        #expect(toOther["result"]?["status"] == "success", "\(toOther)")
         // Under the host's command timeout (2 s): the plugin answered, mpv's watchdog fired.
         #expect(stoppedTook < 2.0, "\(stoppedTook)")
-        print("mpv isolation: play on b with a stopped: \(Int(alone * 1000)) ms; play on a (stopped) failed after \(Int(stoppedTook * 1000)) ms; pause on b right behind it: \(Int(otherTook * 1000)) ms")
+        print("mpv isolation: play on b with a stopped: \(Int(alone * 1000)) ms; play on b while a command to a (stopped) waits: \(Int(otherTook * 1000)) ms; the one to a failed after \(Int(stoppedTook * 1000)) ms")
 
         // The hung mpv was killed: reported failed, restarted, its queue restored.
         _ = try f.waitForPlayer(watcher, session: "a", deadline: 5) { $0["status"] == "failed" }
@@ -103,6 +113,12 @@ struct MPVIsolationTests {
         #expect(try f.probe(session: "a").get("playlist-count") == 1)
         // The log says why (the harness's loop reads the daemon's stderr while it runs).
         #expect(f.daemon.waitForStderr("did not answer within 1000 ms; killing it"), "\(f.daemon.stderrText)")
+    }
+
+    /// Whether the client's socket has bytes to read now (no waiting).
+    private func readable(_ c: ControlClient) -> Bool {
+        var pfd = pollfd(fd: c.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&pfd, 1, 0) > 0
     }
 
     /// The error `method` answers with, nil if it succeeds.

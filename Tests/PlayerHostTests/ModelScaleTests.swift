@@ -109,4 +109,32 @@ extension ModelScaleTests {
         }
         expectModelError(.sessionNotFound) { _ = try m.explainJSON(session: "nope", now: .zero) }
     }
+
+    /// A departing app's sessions go a slice at a time (the host runs one slice per loop turn),
+    /// oldest first, background ones handed to the host; the app goes with `disconnectClient`.
+    @Test func aDisconnectReleasesSessionsInSlices() throws {
+        var m = NowPlayingModel()
+        m.limits.sessionsPerApp = 1_000
+        _ = try m.registerApp(name: "Many", client: 7, now: .zero)
+        for i in 0..<150 {
+            _ = try m.createSession(id: "s\(i)", kind: .main, backgroundAudio: i == 3, caller: .client(7), now: .zero)
+        }
+        var slices: [[ModelEvent]] = []
+        var more = true
+        while more {
+            let r = m.releaseSessions(ofClient: 7, limit: 64, now: at(1))
+            slices.append(r.events)
+            more = r.value
+            #expect(slices.count <= 3, "150 sessions are three slices of 64")
+            if slices.count > 3 { break }
+        }
+        let closed = slices.map { $0.compactMap { if case .sessionClosed(let id, .appDisconnected) = $0 { return id } else { return nil } } }
+        #expect(closed.map(\.count) == [63, 64, 22])
+        #expect(closed[0].first == "s0" && closed[2].last == "s149", "oldest first")
+        #expect(slices[0].contains(.sessionOwnerChanged("s3", from: "many", to: NowPlayingModel.hostApp)))
+        #expect(m.apps["many"] != nil, "the app stays until disconnectClient")
+        let gone = m.disconnectClient(7, now: at(2))
+        #expect(gone.events.contains(.appRemoved("many")))
+        #expect(m.sessions.count == 1 && m.sessions["s3"]?.app == NowPlayingModel.hostApp)
+    }
 }

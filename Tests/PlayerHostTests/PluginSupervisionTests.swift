@@ -356,7 +356,7 @@ import Testing
         try rig.waitUntilTargeted("hang", ["play"], client)
 
         // Garbage: a parse error per line, the connection still serves the next request, a
-        // half line is held without blocking anyone, an over-long line is refused and closed.
+        // half line is held without blocking anyone, an over-long line is refused with one error.
         var report: JSON = .null
         #expect(try rig.poll(30) {
             guard let text = readFile(rig.pluginDir + result) else { return false }
@@ -365,7 +365,7 @@ import Testing
         }, "the garbage plugin never reported: \(rig.daemon.stderrText)")
         #expect(report["parseErrors"] == 100, "\(report)")
         #expect(report["pongAfterGarbage"] == true)
-        #expect(report["oversizeClosed"] == true, "\(report)")
+        #expect(report["oversizeRefused"] == true, "\(report)")
         #expect(try client.call("host.ping") == "pong")
 
         // Hanging: the sender gets commandFailed after the command timeout; meanwhile others

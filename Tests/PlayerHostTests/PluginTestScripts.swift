@@ -1,7 +1,8 @@
 /// Misbehaving plugins for the supervision tests, as Python scripts.
 extension PluginSupervisionTests {
     /// Writes garbage, then a valid request, then holds a half line; a second connection sends
-    /// 2 MiB without a newline. Reports what came back as JSON in `result`.
+    /// 2 MiB without a newline and reads the one error it gets. Reports what came back as JSON
+    /// in `result`.
     static func garbageScript(result: String) -> String {
         """
         #!/usr/bin/env python3
@@ -22,17 +23,22 @@ extension PluginSupervisionTests {
         s.sendall(b"{\\"jsonrpc\\": \\"2.0\\", \\"meth")  # a half line, never finished
         t = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         t.connect(path)
-        closed = False
+        refused = False
         try:
             t.sendall(b"y" * (2 * 1024 * 1024))
-            while t.recv(65536):
-                pass
-            closed = True
-        except OSError:
-            closed = True
+            reply = b""
+            while b"\\n" not in reply:
+                chunk = t.recv(65536)
+                if not chunk:
+                    break
+                reply += chunk
+            m = json.loads(reply.split(b"\\n")[0])
+            refused = m.get("error", {}).get("code") == 1050 and m.get("id") is None
+        except (OSError, ValueError):
+            pass
         out = "RESULT"
         with open(out + ".tmp", "w") as f:
-            json.dump({"parseErrors": errors, "pongAfterGarbage": pong, "oversizeClosed": closed}, f)
+            json.dump({"parseErrors": errors, "pongAfterGarbage": pong, "oversizeRefused": refused}, f)
         os.rename(out + ".tmp", out)
         time.sleep(3600)
         """.replacingOccurrences(of: "RESULT", with: result)

@@ -118,7 +118,7 @@ import Testing
             try subs.subscribe(c, ["audio"])
         } throws: { e in
             guard let r = e as? RPCError else { return false }
-            return r.code == RPCErrorCode.limitExceeded.rawValue && r.data?["limit"] == 2
+            return r.code == RPCErrorCode.limitExceeded.rawValue && r.data?["limit"] == "max_subscriptions_per_client" && r.data?["value"] == 2
         }
         #expect(subs.count(.audio) == 0, "a refused subscribe changes nothing")
         #expect(throws: RPCError.self) { try subs.subscribe(c, ["bogus"]) }

@@ -94,18 +94,28 @@ import Testing
         #expect(h.roundTrip(#"{"jsonrpc":"2.0","method":"echo","id":3}"#)?["result"] == .null)
     }
 
-    @Test func lineOverTheCapIsAnErrorThenClose() {
+    @Test func lineOverTheCapIsOneErrorAndSkipped() {
         var limits = RPCLimits()
         limits.maxLineBytes = 1024
         let small = RPCHarness(methods: SpecExampleMethods.all, limits: limits)
-        let d = small.feed(String(repeating: " ", count: 600) + String(repeating: "x", count: 600))
-        #expect(d != .keepOpen)
-        let r = small.takeReplies()
+        let get = #"{"jsonrpc":"2.0","method":"get_data","id":1}"#
+        // A whole overlong line, then a request in the same chunk.
+        #expect(small.feed(String(repeating: " ", count: 600) + String(repeating: "x", count: 600) + "\n" + get + "\n") == .keepOpen)
+        var r = small.takeReplies()
+        #expect(r.count == 2)
         #expect(errorCode(r.first) == RPCErrorCode.limitExceeded.rawValue)
         #expect(r.first?["error"]?["data"]?["limit"] == 1024)
-        // Nothing more is processed on that connection.
-        #expect(small.feed("\n{\"jsonrpc\":\"2.0\",\"method\":\"get_data\",\"id\":1}\n") != .keepOpen)
-        #expect(small.takeReplies().isEmpty)
+        #expect(r.first?["id"] == .null, "the request was never read: no id to echo")
+        #expect(r.last == reply(["hello", 5], id: 1), "the next line is served")
+        // An overlong line arriving in pieces: one error when it passes the cap, the rest of it
+        // dropped up to its newline, then framing goes on.
+        #expect(small.feed(String(repeating: "y", count: 1500)) == .keepOpen)
+        r = small.takeReplies()
+        #expect(r.count == 1 && errorCode(r.first) == RPCErrorCode.limitExceeded.rawValue)
+        #expect(small.feed(String(repeating: "z", count: 5000)) == .keepOpen)
+        #expect(small.takeReplies().isEmpty, "one error per line, not per chunk")
+        #expect(small.feed("zz\n" + get + "\n") == .keepOpen)
+        #expect(small.takeReplies() == [reply(["hello", 5], id: 1)])
     }
 
     @Test func lineAtTheCapIsAccepted() {

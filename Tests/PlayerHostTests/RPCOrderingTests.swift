@@ -60,6 +60,75 @@ import Testing
         #expect(h.connection.output.isEmpty)
     }
 
+    /// The plugin side (`repliesInRequestOrder` off): each reply goes out when it is ready, so a
+    /// slow request holds no later one; each still carries its own id.
+    @Test func withoutRequestOrderEachReplyGoesOutWhenReady() {
+        var promises: [RPCPromise] = []
+        let h = RPCHarness(methods: [
+            RPCMethod("slow", summary: "answers later") { _ in
+                let p = RPCPromise()
+                promises.append(p)
+                return .deferred(p)
+            },
+            .sync("fast", summary: "answers now") { _ in "fast" },
+        ])
+        h.connection.repliesInRequestOrder = false
+        var flushes = 0
+        h.connection.onOutput = { flushes += 1 }
+        h.feed(#"{"jsonrpc":"2.0","method":"slow","id":1}"# + "\n" + #"{"jsonrpc":"2.0","method":"slow","id":2}"# + "\n"
+            + #"{"jsonrpc":"2.0","method":"fast","id":3}"# + "\n")
+        #expect(h.takeReplies() == [reply("fast", id: 3)], "the fast reply does not wait for the slow ones")
+        #expect(h.connection.heldReplyBytes == 0)
+        promises[1].complete(.success("second"))
+        #expect(flushes == 1, "a late completion asks the transport to flush")
+        #expect(h.takeReplies() == [reply("second", id: 2)], "the second slow one does not wait for the first")
+        promises[0].complete(.failure(RPCError(.timeout, "too slow")))
+        let last = h.takeReplies()
+        #expect(last.count == 1 && last.first?["id"] == 1 && errorCode(last.first) == RPCErrorCode.timeout.rawValue)
+        promises[0].complete(.success("again"))
+        #expect(h.takeReplies().isEmpty, "a promise answers once")
+    }
+
+    /// Without request order a batch still answers as one array, once all of it is known; a
+    /// request after it does not wait for it.
+    @Test func withoutRequestOrderABatchIsHeldOnlyByItsOwnMembers() {
+        var promises: [RPCPromise] = []
+        let h = RPCHarness(methods: [
+            RPCMethod("slow", summary: "answers later") { _ in
+                let p = RPCPromise()
+                promises.append(p)
+                return .deferred(p)
+            },
+            .sync("fast", summary: "answers now") { _ in "fast" },
+        ])
+        h.connection.repliesInRequestOrder = false
+        h.feed(#"[{"jsonrpc":"2.0","method":"slow","id":1},{"jsonrpc":"2.0","method":"fast","id":2}]"# + "\n"
+            + #"{"jsonrpc":"2.0","method":"fast","id":3}"# + "\n")
+        #expect(h.takeReplies() == [reply("fast", id: 3)])
+        #expect(h.connection.heldReplyBytes > 0, "the batch's ready half is held, counted toward the output limit")
+        promises[0].complete(.success("slow"))
+        #expect(h.takeReplies() == [[reply("slow", id: 1), reply("fast", id: 2)]])
+        #expect(h.connection.heldReplyBytes == 0)
+    }
+
+    /// The host's end pairs a client's responses with its requests by id, in whatever order
+    /// they come back.
+    @Test func responsesInAnyOrderReachTheirRequests() throws {
+        let h = RPCHarness()
+        var got: [Int64: JSON] = [:]
+        let ids = (0..<3).map { i in
+            h.connection.request(method: "command.handle", params: ["n": .int(Int64(i))]) { r in
+                if case .success(let v) = r { got[Int64(i)] = v }
+            }
+        }
+        _ = h.takeReplies()
+        for i in [2, 0, 1] {
+            h.feed(#"{"jsonrpc":"2.0","result":{"n":\#(i)},"id":\#(ids[i])}"# + "\n")
+            #expect(got[Int64(i)]?["n"] == .int(Int64(i)))
+        }
+        #expect(got.count == 3 && h.connection.pendingOutgoingCount == 0)
+    }
+
     @Test func failAllOutgoingOnDisconnect() {
         let h = RPCHarness()
         var failures = 0

@@ -47,9 +47,28 @@ import Testing
         #expect(try d.client().call("host.ping") == "pong")
         #expect(d.stop()?.status == 0)
         #expect(inode(d.socketPath) == nil, "our own socket is removed at exit")
-        // Not tested: a socket someone else bound at our path while we ran is still removed at
-        // exit, by libuv itself (uv_pipe_t unlinks its bound name on close); the inode check in
-        // ControlServer.stopAccepting only covers our own unlink.
+    }
+
+    @Test func aSocketAnotherProgramBoundAtOurPathSurvivesOurShutdown() throws {
+        let d = try DaemonHarness()
+        defer { d.close() }
+        #expect(try d.start())
+        // Our socket file goes (the runtime directory cleaned under us) and another listener
+        // takes the path while we still run.
+        #expect(unlink(d.socketPath) == 0)
+        let other = listen(at: d.socketPath)
+        defer { Glibc.close(other) }
+        let theirs = inode(d.socketPath)
+        #expect(d.stop()?.status == 0)
+        #expect(d.stderrText.contains("not removing"))
+        // Neither our inode check nor libuv (which unlinks a path it bound when the handle
+        // closes: we bind the socket ourselves) removed it.
+        #expect(theirs != nil && inode(d.socketPath) == theirs, "the other listener's socket is still there")
+        guard case .success(let fd) = UnixSocketConnector.connect(path: d.socketPath) else {
+            Issue.record("the other listener no longer accepts")
+            return
+        }
+        Glibc.close(fd)
     }
 
     @Test func pluginFilesOthersCanWriteAreRefused() throws {

@@ -47,6 +47,37 @@ import Testing
         }
     }
 
+    /// What plugins keep (`plugin.saveState`) goes in the file's `plugins` section, as given, and
+    /// a store opened on the file reads it back with the file's write time.
+    @Test func pluginStatesAreWrittenAndReadBack() throws {
+        let rig = try Rig()
+        defer { rig.close() }
+        let kept: JSON = ["version": 1, "sessions": [["session": "m", "urls": ["/a.ogg"]]]]
+        rig.store.setPluginState("mpv", kept)
+        #expect(rig.store.isPending, "a new plugin state is a change")
+        try rig.write()
+        guard case .success(let bytes) = StateStore.readFile(rig.store.path) else {
+            Issue.record("no state file")
+            return
+        }
+        let file = try StateFile.parseFile(bytes)
+        #expect(file.plugins == ["mpv": kept])
+        #expect(file.snapshot.sessions.isEmpty)
+        rig.store.setPluginState("mpv", kept)
+        #expect(!rig.store.isPending, "the same state again writes nothing")
+
+        let reader = StateStore(loop: rig.loop, directory: rig.dir, logger: .init(label: "test"))
+        _ = reader.load()
+        #expect(reader.pluginStates == ["mpv": kept])
+        #expect(reader.loadedSavedAt != nil && reader.loadedSavedAt == file.savedAt)
+
+        // The orderly stop writes again, so `savedAt` is the stop's instant (plugins extrapolate
+        // what was playing up to it).
+        let writes = rig.store.writes
+        rig.store.stop()
+        #expect(rig.store.writes == writes + 1)
+    }
+
     @Test func aWriteCapturesOnlyTheSessionsThatChanged() throws {
         let rig = try Rig()
         defer { rig.close() }

@@ -8,6 +8,9 @@ public final class ControlClient {
     private var fd: Int32
     private var inbox: [UInt8] = []
     private var inboxStart = 0
+    /// Where the search for the next newline resumes: bytes before it hold none, so a large reply
+    /// arriving in many reads is scanned once, not once per read.
+    private var scanned = 0
     private var nextID: Int64 = 1
     /// Seconds to wait for any one reply.
     public var timeout: Double
@@ -65,7 +68,10 @@ public final class ControlClient {
         while true {
             let message = try readMessage()
             if case .object(let o) = message, o["method"] == nil {
-                guard o["id"] == .int(id) else { continue }  // a stale reply: skip
+                // An error with a null id answers a request the daemon could not read (a line
+                // over its limit): with one call outstanding, it is this call's.
+                let unread = o["id"] == .null && o["error"] != nil
+                guard o["id"] == .int(id) || unread else { continue }  // a stale reply: skip
                 if let e = o["error"] {
                     throw .rpc(RPCError(code: e["code"]?.intValue ?? -32603,
                                         message: e["message"]?.stringValue ?? "error", data: e["data"]))
@@ -126,15 +132,17 @@ public final class ControlClient {
     public func readLine() throws(ClientError) -> [UInt8] {
         let deadline = Self.now() + timeout
         while true {
-            if let nl = inbox[inboxStart...].firstIndex(of: 0x0A) {
+            if let nl = inbox[max(inboxStart, scanned)...].firstIndex(of: 0x0A) {
                 let line = Array(inbox[inboxStart..<nl])
                 inboxStart = nl + 1
                 if inboxStart > 65536 || inboxStart == inbox.count {
                     inbox.removeFirst(inboxStart)
                     inboxStart = 0
                 }
+                scanned = inboxStart
                 return line
             }
+            scanned = inbox.count
             // A deadline already past still looks once (timeout 0 means "what has arrived").
             let remaining = deadline - Self.now()
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

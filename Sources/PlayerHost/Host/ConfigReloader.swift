@@ -9,6 +9,8 @@ import Logging
 /// - `command_timeout_ms` takes effect for the next command; `coalesce_ms` and `placeholders`
 ///   reconfigure the now-playing gate; `log_level` goes to `applyLogLevel` when the executable
 ///   sets that hook (playerhostd does not yet: its log level comes from `--log-level`).
+/// - `requests_per_turn`, `output_high_water_kb`, `max_stall_ms`, `max_total_output_mb` and
+///   `max_subscriptions_per_client` apply at once, to open connections too.
 /// - `[[plugin]]` entries and the plugin directory's executables: added ones start, removed ones
 ///   get SIGTERM.
 ///
@@ -100,6 +102,13 @@ public final class ConfigReloader {
             if old.coalesceMilliseconds != new.coalesceMilliseconds { s.changed.append("coalesce_ms") }
             if old.placeholders != new.placeholders { s.changed.append("placeholders") }
         }
+        // The fairness knobs and the output budget apply to open connections at once (they read
+        // the dispatcher's limits as they go); a lower budget cuts the slowest off now.
+        for ((key, was), (_, now)) in zip(old.limitKeys, new.limitKeys) where was != now { s.changed.append(key) }
+        host.dispatcher.limits = new.rpcLimits(over: host.options.limits)
+        host.nowPlaying.publisher.subscribers.maxSubscriptions =
+            new.maxSubscriptionsPerClient ?? RPCSubscribers.defaultMaxSubscriptions
+        host.server?.enforceOutputBudget()
         config = new
         // In-process plugins see the new config: the clock-sessions plugin creates added sessions.
         host.inProcess.reload(new)

@@ -112,6 +112,12 @@ enum ConfigSchema {
         if !matches { throw fail(source, lines, path, "expected \(kind.expected), found \(found(value))") }
     }
 
+    /// `source:line` when the top-level `key` is written once in `text`, else `source`: for
+    /// range errors found after decoding, located the way the schema's are.
+    static func location(of key: String, source: String, text: String) -> String {
+        KeyLines(text).line(of: key).map { "\(source):\($0)" } ?? source
+    }
+
     private static func fail(_ source: String, _ lines: KeyLines, _ path: [String], _ message: String) -> HostError {
         let key = path.last.map { $0.split(separator: "[").first.map(String.init) ?? $0 } ?? ""
         let at = lines.line(of: key).map { "\(source):\($0)" } ?? source

@@ -45,6 +45,20 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var maxQueueItems: Int?
     /// Methods one connection may provide with `plugin.provide` (`max_provided_methods`, default 256).
     public var maxProvidedMethods: Int?
+    /// Topics one client may subscribe to (`max_subscriptions_per_client`, default 16).
+    public var maxSubscriptionsPerClient: Int?
+    /// Unsent output of all clients together, in MiB (`max_total_output_mb`, default 32); over
+    /// it the slowest clients are cut off first.
+    public var maxTotalOutputMB: Int?
+    /// Requests one connection has served per loop turn before the others get theirs
+    /// (`requests_per_turn`, default 32).
+    public var requestsPerTurn: Int?
+    /// Unsent output, in KiB, above which a client is not read until it takes half of it
+    /// (`output_high_water_kb`, default 1024; at most half the output limit takes effect).
+    public var outputHighWaterKB: Int?
+    /// How long a held-back client may take none of its output before it is cut off, in ms
+    /// (`max_stall_ms`, default 5000).
+    public var maxStallMilliseconds: Int?
     /// Sessions to create at start (owned by the host; they survive clients).
     public var sessions: [SessionConfig]
     /// Where plugin executables are found (default `$XDG_CONFIG_HOME/playerhost/plugins`).
@@ -77,6 +91,11 @@ public struct HostConfig: Codable, Sendable, Equatable {
         ConfigKey("max_targets_per_command", .integer),
         ConfigKey("max_queue_items", .integer),
         ConfigKey("max_provided_methods", .integer),
+        ConfigKey("max_subscriptions_per_client", .integer),
+        ConfigKey("max_total_output_mb", .integer),
+        ConfigKey("requests_per_turn", .integer),
+        ConfigKey("output_high_water_kb", .integer),
+        ConfigKey("max_stall_ms", .integer),
         ConfigKey("session", .tables(SessionConfig.schema)),
         ConfigKey("plugin_dir", .string),
         ConfigKey("plugin", .tables(PluginConfig.schema)),
@@ -98,6 +117,11 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case maxTargetsPerCommand = "max_targets_per_command"
         case maxQueueItems = "max_queue_items"
         case maxProvidedMethods = "max_provided_methods"
+        case maxSubscriptionsPerClient = "max_subscriptions_per_client"
+        case maxTotalOutputMB = "max_total_output_mb"
+        case requestsPerTurn = "requests_per_turn"
+        case outputHighWaterKB = "output_high_water_kb"
+        case maxStallMilliseconds = "max_stall_ms"
         case sessions = "session"
         case pluginDirectory = "plugin_dir"
         case plugins = "plugin"
@@ -120,6 +144,11 @@ public struct HostConfig: Codable, Sendable, Equatable {
         maxTargetsPerCommand = try c.decodeIfPresent(Int.self, forKey: .maxTargetsPerCommand)
         maxQueueItems = try c.decodeIfPresent(Int.self, forKey: .maxQueueItems)
         maxProvidedMethods = try c.decodeIfPresent(Int.self, forKey: .maxProvidedMethods)
+        maxSubscriptionsPerClient = try c.decodeIfPresent(Int.self, forKey: .maxSubscriptionsPerClient)
+        maxTotalOutputMB = try c.decodeIfPresent(Int.self, forKey: .maxTotalOutputMB)
+        requestsPerTurn = try c.decodeIfPresent(Int.self, forKey: .requestsPerTurn)
+        outputHighWaterKB = try c.decodeIfPresent(Int.self, forKey: .outputHighWaterKB)
+        maxStallMilliseconds = try c.decodeIfPresent(Int.self, forKey: .maxStallMilliseconds)
         sessions = try c.decodeIfPresent([SessionConfig].self, forKey: .sessions) ?? []
         pluginDirectory = try c.decodeIfPresent(String.self, forKey: .pluginDirectory)
         plugins = try c.decodeIfPresent([PluginConfig].self, forKey: .plugins)
@@ -170,7 +199,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
             // The schema let through something the types do not take: the two disagree.
             throw .config("\(source): \(Self.describe(error))")
         }
-        try config.validate(source: source)
+        try config.validate(source: source, text: text)
         return config
     }
 
@@ -200,11 +229,42 @@ public struct HostConfig: Codable, Sendable, Equatable {
         return l
     }
 
-    func validate(source: String) throws(HostError) {
+    /// The protocol limits with this file's fairness knobs and output budget over `base` (the
+    /// command line's limits and the defaults): a key removed from the file goes back to `base`.
+    public func rpcLimits(over base: RPCLimits) -> RPCLimits {
+        var l = base
+        if let v = maxTotalOutputMB { l.maxTotalOutputBytes = v << 20 }
+        if let v = requestsPerTurn { l.requestsPerTurn = v }
+        if let v = outputHighWaterKB { l.outputHighWaterBytes = v << 10 }
+        if let v = maxStallMilliseconds { l.maxStallMilliseconds = UInt64(v) }
+        return l
+    }
+
+    /// The keys `rpcLimits(over:)` reads, with their values (for reload summaries).
+    var limitKeys: [(String, Int?)] {
+        [("max_total_output_mb", maxTotalOutputMB), ("requests_per_turn", requestsPerTurn),
+         ("output_high_water_kb", outputHighWaterKB), ("max_stall_ms", maxStallMilliseconds),
+         ("max_subscriptions_per_client", maxSubscriptionsPerClient)]
+    }
+
+    func validate(source: String, text: String = "") throws(HostError) {
+        // Ranges: the error names the key and its line, like the schema's.
+        func check(_ key: String, _ value: Int?, _ range: ClosedRange<Int>) throws(HostError) {
+            guard let v = value, !range.contains(v) else { return }
+            let at = ConfigSchema.location(of: key, source: source, text: text)
+            throw .config("\(at): \(key): must be \(range.lowerBound)…\(range.upperBound), not \(v)")
+        }
         for (key, value) in [("max_sessions_per_app", maxSessionsPerApp), ("max_targets_per_command", maxTargetsPerCommand),
                              ("max_queue_items", maxQueueItems), ("max_provided_methods", maxProvidedMethods)] {
-            if let v = value, v < 1 { throw .config("\(source): \(key) must be at least 1") }
+            if let v = value, v < 1 {
+                throw .config("\(ConfigSchema.location(of: key, source: source, text: text)): \(key) must be at least 1")
+            }
         }
+        try check("max_subscriptions_per_client", maxSubscriptionsPerClient, 1...1_000)
+        try check("max_total_output_mb", maxTotalOutputMB, 1...65_536)
+        try check("requests_per_turn", requestsPerTurn, 1...100_000)
+        try check("output_high_water_kb", outputHighWaterKB, 1...1_048_576)
+        try check("max_stall_ms", maxStallMilliseconds, 10...3_600_000)
         var seen = Set<String>()
         for s in sessions {
             guard !s.id.isEmpty else { throw .config("\(source): a [[session]] has an empty id") }

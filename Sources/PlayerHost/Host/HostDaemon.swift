@@ -35,8 +35,9 @@ public final class HostDaemon {
         self.options = options
         self.logger = logger
         do { loop = try EventLoop() } catch { throw .loop(error) }
-        dispatcher = RPCDispatcher(limits: options.limits)
+        dispatcher = RPCDispatcher(limits: options.config.rpcLimits(over: options.limits))
         nowPlaying = NowPlayingService(loop: loop, logger: logger)
+        if let n = options.config.maxSubscriptionsPerClient { nowPlaying.publisher.subscribers.maxSubscriptions = n }
         nowPlaying.setLimits(options.config.modelLimits)
         if let ms = options.config.commandTimeoutMilliseconds { nowPlaying.commandTimeoutMilliseconds = UInt64(max(ms, 1)) }
         nowPlaying.publisher.configure(options.config.gateConfiguration)
@@ -47,6 +48,7 @@ public final class HostDaemon {
         dispatcher.table.register(provided.method)
         dispatcher.table.register([ConfigReloader.method(host: self)])
         dispatcher.table.register(HostMethods.artwork(host: self))
+        dispatcher.table.register(HostMethods.pluginState(host: self))
     }
 
     /// Takes the lock, binds the socket, says ready, and runs the loop until shutdown completes.

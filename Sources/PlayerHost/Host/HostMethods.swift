@@ -29,7 +29,7 @@ enum HostMethods {
             .sync("host.version", summary: "The daemon's version and protocol version.", result: .object) { _ in
                 ["version": .string(HostVersion.string), "protocol": .int(Int64(HostVersion.protocolVersion))]
             },
-            .sync("host.stats", summary: "Counters: connections, requests served, events (offered, coalesced, dropped as identical, placeholders blocked), uptime; the state file (path, writes, fault).",
+            .sync("host.stats", summary: "Counters: connections, requests served, events (offered, coalesced, dropped as identical, placeholders blocked), uptime; the state file (path, writes, fault); the server's queued output and clients cut off (over the global budget, over their own limit, stalled).",
                   result: .object) { [weak host] _ throws(RPCError) in
                 guard let host else { throw RPCError(.shuttingDown, "the host is shutting down") }
                 let gate = host.nowPlaying.publisher.gate.counters
@@ -51,6 +51,7 @@ enum HostMethods {
                     "gateTimerArmed": .bool(host.nowPlaying.publisher.isWindowTimerArmed),
                     "state": host.state?.statsJSON ?? .null,
                     "mpris": host.mpris?.statsJSON ?? ["status": "stopped"],
+                    "server": host.server.statsJSON,
                 ]
             },
             .sync("host.shutdown", summary: "Reply true, then shut down in order.", result: .boolean) { [weak host] _ in

@@ -155,9 +155,22 @@ public final class NowPlayingService {
         publisher.publish(events)
     }
 
+    /// Sessions a departing app gives up per loop turn: another client's request waits for at
+    /// most one slice, not for thousands of closes (issue 16).
+    static let sessionReleasesPerTurn = 64
+
     /// Called when a connection goes away: its targets go, its sessions follow the
-    /// background-audio rule.
+    /// background-audio rule, `sessionReleasesPerTurn` per loop turn; then the app goes.
     func clientDisconnected(_ id: ClientID) {
+        if !isClosed {
+            let slice = model.releaseSessions(ofClient: id, limit: Self.sessionReleasesPerTurn, now: now)
+            apply(slice.actions)
+            publish(slice.events)
+            if slice.value {
+                loop.onNextTurn { [weak self] in self?.clientDisconnected(id) }
+                return
+            }
+        }
         let result = model.disconnectClient(id, now: now)
         apply(result.actions)
         publish(result.events)

@@ -7,6 +7,9 @@ final class ProvidedMethods {
     private var providers: [String: Int] = [:]
     /// Connection id → how many methods it provides.
     private var counts: [Int: Int] = [:]
+    /// Methods of providers that went away, still in the table until their slice is dropped: a
+    /// plugin that comes back meanwhile may provide them again (they are not host methods).
+    private var dropping: Set<String> = []
     /// Methods one connection may provide (`max_provided_methods`).
     var maxPerConnection = 256
     /// Methods of a provider that went away dropped per loop turn, so a ping is never stuck
@@ -37,7 +40,7 @@ final class ProvidedMethods {
                 if let owner = self.providers[name], owner != call.connection.id {
                     throw RPCError(.invalidArgument, "\(name) is already provided by another plugin", data: ["method": .string(name)])
                 }
-                if self.providers[name] == nil && dispatcher.table.method(named: name) != nil {
+                if self.providers[name] == nil && !self.dropping.contains(name) && dispatcher.table.method(named: name) != nil {
                     throw RPCError(.invalidArgument, "\(name) is a host method", data: ["method": .string(name)])
                 }
             }
@@ -48,6 +51,7 @@ final class ProvidedMethods {
                                data: ["limit": "max_provided_methods", "value": .int(Int64(self.maxPerConnection))])
             }
             for name in names where self.providers[name] == nil {
+                if self.dropping.remove(name) != nil { dispatcher.table.unregister(name) }
                 self.providers[name] = call.connection.id
                 self.counts[call.connection.id, default: 0] += 1
                 var m = RPCMethod(name, summary: summaries[name]?.stringValue ?? "provided by a plugin") {
@@ -105,12 +109,13 @@ final class ProvidedMethods {
         guard counts.removeValue(forKey: id) != nil else { return }
         let names = providers.compactMap { $0.value == id ? $0.key : nil }
         for name in names { providers[name] = nil }
+        dropping.formUnion(names)
         unregister(names[...])
     }
 
     private func unregister(_ names: ArraySlice<String>) {
         // A name provided again meanwhile belongs to its new provider: leave it registered.
-        for name in names.prefix(Self.dropsPerTurn) where providers[name] == nil { dispatcher?.table.unregister(name) }
+        for name in names.prefix(Self.dropsPerTurn) where dropping.remove(name) != nil { dispatcher?.table.unregister(name) }
         let rest = names.dropFirst(Self.dropsPerTurn)
         if !rest.isEmpty { loop.onNextTurn { [weak self] in self?.unregister(rest) } }
     }

@@ -12,8 +12,10 @@ public final class RPCSubscribers: EventSink {
     /// The topic names `events.subscribe` takes.
     public static let topicNames = EventTopic.allCases.map(\.rawValue) + ["*"]
 
-    /// Most topics one client may hold; over it `events.subscribe` fails with `limitExceeded`.
-    public let maxSubscriptions: Int
+    /// Most topics one client may hold (config `max_subscriptions_per_client`); over it
+    /// `events.subscribe` fails with `limitExceeded` naming the key. A reload changes it for
+    /// later subscribes (topics already held are kept).
+    public var maxSubscriptions: Int
     /// Finds a connection by client id (owners get app-facing events unsubscribed).
     var connection: (ClientID) -> RPCConnection? = { _ in nil }
     /// Notifications queued to connections since start.
@@ -47,7 +49,9 @@ public final class RPCSubscribers: EventSink {
         let client = rpc.client
         let wanted = client.topics.union(names)
         guard wanted.count <= maxSubscriptions else {
-            throw .limitExceeded("\(wanted.count) subscriptions for one client", limit: maxSubscriptions, actual: wanted.count)
+            throw RPCError(.limitExceeded, "Limit exceeded: \(wanted.count) subscriptions for one client (max_subscriptions_per_client = \(maxSubscriptions))",
+                           data: ["limit": "max_subscriptions_per_client", "value": .int(Int64(maxSubscriptions)),
+                                  "actual": .int(Int64(wanted.count))])
         }
         let before = Self.effective(client.topics)
         client.topics = wanted

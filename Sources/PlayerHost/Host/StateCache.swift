@@ -58,8 +58,9 @@ struct StateCache {
     var hasWork: Bool { needsFullScan || !dirty.isEmpty || closedSince }
 
     /// The file's bytes for `model` at `now`, and whether they differ from the last render's.
+    /// `plugins`: the file's `plugins` section, rendered (`StateFile.assemble`).
     mutating func render(_ model: NowPlayingModel, now: MonotonicInstant, configSessions: Set<SessionID>,
-                         savedAt: Double) -> (bytes: [UInt8], changed: Bool) {
+                         savedAt: Double, plugins: [UInt8]? = nil) -> (bytes: [UInt8], changed: Bool) {
         if configSessions != self.configSessions {
             // A reload changed which sessions came from the config: their origin changes.
             self.configSessions = configSessions
@@ -99,6 +100,6 @@ struct StateCache {
         let changed = changedSince
         changedSince = false
         let kept = self.entries
-        return (StateFile.assemble(order.lazy.compactMap { kept[$0]?.bytes }, nowPlaying: np, savedAt: savedAt), changed)
+        return (StateFile.assemble(order.lazy.compactMap { kept[$0]?.bytes }, nowPlaying: np, savedAt: savedAt, plugins: plugins), changed)
     }
 }

@@ -10,8 +10,12 @@
 ///                 "rate": 0, "defaultRate": 1, "repeatMode": "one", "shuffleMode": "off",
 ///                 "stopped": false}],
 ///    "commands": [{"command": "skipForward", "isEnabled": true, "targets": [[0]],
-///                  "preferredIntervals": [5, 30]}]}]}
+///                  "preferredIntervals": [5, 30]}]}],
+///  "plugins": {"mpv": {…}}}
 /// ```
+///
+/// `plugins` holds what plugins asked the host to keep for them (`plugin.saveState`), by app
+/// name, as they gave it: the host never reads inside.
 ///
 /// A reader accepts every version up to `currentVersion` and migrates older ones on the way in
 /// (`migrate`); a newer version is refused (`StateFileError.futureVersion`), as are bytes that do
@@ -35,7 +39,9 @@ public enum StateFile {
     /// The file's bytes from sessions already rendered (`sessionJSON(_:).serialized()`), in
     /// order: the state store's incremental write, which re-renders only changed sessions.
     /// Parses as `render` would have written it.
-    static func assemble(_ sessions: some Sequence<[UInt8]>, nowPlaying: SessionID?, savedAt: Double) -> [UInt8] {
+    /// `plugins` is the `plugins` object already rendered (nil: none kept).
+    static func assemble(_ sessions: some Sequence<[UInt8]>, nowPlaying: SessionID?, savedAt: Double,
+                         plugins: [UInt8]? = nil) -> [UInt8] {
         var out: [UInt8] = Array(#"{"version":"#.utf8)
         out += JSON.int(Int64(currentVersion)).serialized()
         out += Array(#","savedAt":"#.utf8) + JSON.double(savedAt).serialized()
@@ -47,12 +53,21 @@ public enum StateFile {
             first = false
             out += bytes
         }
-        out += Array("]}\n".utf8)
+        out.append(UInt8(ascii: "]"))
+        if let plugins { out += Array(#","plugins":"#.utf8) + plugins }
+        out += Array("}\n".utf8)
         return out
     }
 
     /// Parses the file's bytes.
     public static func parse(_ bytes: [UInt8]) throws(StateFileError) -> HostSnapshot {
+        try parseFile(bytes).snapshot
+    }
+
+    /// Parses the file's bytes: the host's sessions, the plugins' kept states (by app name) and
+    /// when it was written (wall-clock seconds; nil if it does not say).
+    public static func parseFile(_ bytes: [UInt8]) throws(StateFileError)
+        -> (snapshot: HostSnapshot, plugins: [String: JSON], savedAt: Double?) {
         let json: JSON
         do { json = try JSONParser.parse(bytes) } catch { throw .corrupt("\(error)") }
         guard let version = json["version"]?.intValue else { throw .corrupt("no version") }
@@ -69,7 +84,7 @@ public enum StateFile {
             throw .corrupt("\(error)")
         }
         snapshot.nowPlaying = migrated["nowPlaying"]?.stringValue
-        return snapshot
+        return (snapshot, migrated["plugins"]?.objectValue ?? [:], migrated["savedAt"]?.doubleValue)
     }
 
     /// Brings an older file up to `currentVersion`, one version at a time. (Version 1 is the

@@ -56,6 +56,14 @@ public final class StateStore {
     public private(set) var lastPrepareMicroseconds: UInt64 = 0
     /// What the last start found: `restored`, `none`, or why the file was set aside.
     public private(set) var loadResult = "none"
+    /// What plugins asked to keep (`plugin.saveState`), by app name, as given: loaded from the
+    /// file's `plugins` section and written back with it, so a plugin that does not come back
+    /// loses nothing either.
+    public private(set) var pluginStates: [String: JSON] = [:]
+    /// The loaded file's `savedAt` (wall-clock seconds): a plugin extrapolates what was playing
+    /// up to that instant.
+    public private(set) var loadedSavedAt: Double?
+    private var pluginsChanged = false
 
     public init(loop: EventLoop, directory: String, logger: Logger) {
         self.loop = loop
@@ -89,9 +97,11 @@ public final class StateStore {
             return nil
         }
         do throws(StateFileError) {
-            let s = try StateFile.parse(bytes)
+            let file = try StateFile.parseFile(bytes)
             loadResult = "restored"
-            return s
+            pluginStates = file.plugins
+            loadedSavedAt = file.savedAt
+            return file.snapshot
         } catch {
             let aside = path + ".corrupt-\(time(nil))"
             let moved = rename(path, aside) == 0
@@ -125,13 +135,25 @@ public final class StateStore {
     /// Whether a write is pending (armed or in flight).
     public var isPending: Bool { (timer?.isActive ?? false) || isWriting }
 
+    /// Keeps (or, with nil, drops) what the plugin `name` asked to keep; written with the next
+    /// change's write.
+    public func setPluginState(_ name: String, _ state: JSON?) {
+        guard pluginStates[name] != state else { return }
+        pluginStates[name] = state
+        pluginsChanged = true
+        changed()
+    }
+
     /// The file's bytes if they changed since the last write (or the last write failed).
     private func prepare() -> [UInt8]? {
         guard let src = source() else { return nil }
         let started = EventLoop.hrtime()
-        let r = cache.render(src.model, now: src.now, configSessions: src.configSessions, savedAt: Self.wallClock())
+        let plugins = pluginStates.isEmpty ? nil : JSON.object(pluginStates).serialized()
+        let r = cache.render(src.model, now: src.now, configSessions: src.configSessions, savedAt: Self.wallClock(),
+                             plugins: plugins)
         lastPrepareMicroseconds = (EventLoop.hrtime() - started) / 1000
-        return r.changed || fault != nil ? r.bytes : nil
+        defer { pluginsChanged = false }
+        return r.changed || pluginsChanged || fault != nil ? r.bytes : nil
     }
 
     /// Writes what changed now (the timer), on the thread pool; one write at a time.
@@ -191,6 +213,8 @@ public final class StateStore {
         timer?.close()
         timer = nil
         cache.recaptureAll()
+        // Plugins' states extrapolate what played up to `savedAt`: make it the stop's instant.
+        if !pluginStates.isEmpty { pluginsChanged = true }
         guard let bytes = prepare() else { return }
         if isWriting { finalBytes = bytes } else { writeSynchronously(bytes) }
     }
@@ -204,7 +228,7 @@ public final class StateStore {
             "path": .string(path), "writes": .int(Int64(writes)), "failedWrites": .int(Int64(failedWrites)),
             "lastWriteMicroseconds": .int(Int64(lastWriteMicroseconds)), "pending": .bool(isPending),
             "lastPrepareMicroseconds": .int(Int64(lastPrepareMicroseconds)), "captures": .int(Int64(captures)),
-            "loaded": .string(loadResult),
+            "loaded": .string(loadResult), "pluginStates": .int(Int64(pluginStates.count)),
         ]
         if let fault { o["fault"] = .string(fault) }
         return .object(o)

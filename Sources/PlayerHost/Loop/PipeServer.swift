@@ -1,4 +1,5 @@
 import CUV
+import Glibc
 
 /// A listening Unix-domain socket.
 public final class PipeServer: LoopHandle {
@@ -23,10 +24,37 @@ public final class PipeServer: LoopHandle {
 
     /// Binds to `path`, which must not exist. The socket file's mode follows the process umask at
     /// this moment; set it before calling so the file is never briefly more open than intended.
+    ///
+    /// The socket is made and bound here and handed to libuv with `uv_pipe_open`, not with
+    /// `uv_pipe_bind`: libuv remembers a name it bound and unlinks it when the handle closes,
+    /// even if the path meanwhile names another program's socket. Removing the file is the
+    /// owner's call (`ControlServer.stopAccepting` checks the inode first).
     public func bind(path: String) throws(LoopError) {
         try UnixSocketPath.validate(path)
         try checkOpen("bind \(path)")
-        try LoopError.check(uv_pipe_bind(raw, path), "bind \(path)")
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw LoopError(code: -errno, operation: "socket") }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { dst in
+            for (i, b) in path.utf8.enumerated() { dst[i] = b }
+        }
+        let rc = withUnsafePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if rc != 0 {
+            let code = errno
+            Glibc.close(fd)
+            throw LoopError(code: -code, operation: "bind \(path)")
+        }
+        let status = uv_pipe_open(raw, fd)
+        if status < 0 {
+            Glibc.close(fd)
+            unlink(path)  // bound a moment ago, by us
+            throw LoopError(code: status, operation: "uv_pipe_open(bind \(path))")
+        }
     }
 
     /// Starts listening; `onConnection` runs for each pending connection, to be `accept`ed.

@@ -17,6 +17,12 @@ public final class PipeStream: LoopHandle {
     private var onWriteError: ((LoopError) -> Void)?
     /// Bytes handed to libuv but not yet written to the socket.
     public private(set) var pendingWriteBytes = 0
+    /// The same, as libuv counts it now: it drops as a large write goes out piece by piece,
+    /// where `pendingWriteBytes` changes only when a whole write completes (a slow reader taking
+    /// one big reply is making progress all along).
+    public var unwrittenBytes: Int {
+        isClosing ? 0 : Int(uv_stream_get_write_queue_size(stream))
+    }
     /// The first write failure. Set at once; the owner hears of it on the loop's next turn.
     public private(set) var writeFailure: LoopError?
     private var onDrain: (() -> Void)?

@@ -47,31 +47,75 @@ extension NowPlayingModel {
         }
     }
 
+    /// A slice of a disconnect, so that a ping is never stuck behind thousands of closes (issue
+    /// 16): the connection's targets go, and at most `limit` of its app's sessions (oldest first)
+    /// follow the background-audio rule. The result says whether more remain: the host calls
+    /// again on a later loop turn, then `disconnectClient` for the rest (the app itself).
+    public mutating func releaseSessions(ofClient client: ClientID, limit: Int, now: MonotonicInstant) -> ModelResult<Bool> {
+        perform(now) { m, t in
+            m.dropTargets(ownedBy: client)
+            guard let appID = m.clientApps[client], let app = m.apps[appID] else { return false }
+            let (oldest, total) = m.oldestSessionIDs(of: appID, limit: max(1, limit))
+            for id in oldest { m.release(id, of: app, at: t) }
+            return total > oldest.count
+        }
+    }
+
+    /// The app's `limit` oldest sessions, oldest first, and how many it has: one pass over its
+    /// sessions keeping the `limit` oldest (a slice must not sort all 10 000 of them each turn).
+    private func oldestSessionIDs(of appID: AppID, limit: Int) -> (ids: [SessionID], total: Int) {
+        var kept: [(order: UInt64, id: SessionID)] = []
+        var total = 0
+        let indexed = index.sessions(of: appID)
+        for id in sessions.dirty.isEmpty ? indexed : indexed.union(sessions.dirty) {
+            guard let s = sessions[id], s.app == appID else { continue }
+            total += 1
+            if kept.count == limit {
+                guard s.order < kept[limit - 1].order else { continue }
+                kept.removeLast()
+            }
+            let at = kept.firstIndex { $0.order > s.order } ?? kept.count
+            kept.insert((s.order, id), at: at)
+        }
+        return (kept.map(\.id), total)
+    }
+
+    /// The app's sessions, oldest first.
+    private func ownedSessionIDs(of appID: AppID) -> [SessionID] {
+        index.sessions(of: appID).union(sessions.dirty)
+            .compactMap { id in sessions[id].flatMap { $0.app == appID ? ($0.order, id) : nil } }
+            .sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
     mutating func removeAppNow(_ appID: AppID, at t: MonotonicInstant) {
         guard let app = apps[appID] else { return }
-        let owned = index.sessions(of: appID).union(sessions.dirty).compactMap { sessions[$0] }.filter { $0.app == appID }
-        for s in owned.sorted(by: { $0.order < $1.order }) {
-            if s.audio.backgroundAudio {
-                sessions[s.id]?.app = Self.hostApp
-                emit(.sessionOwnerChanged(s.id, from: appID, to: Self.hostApp))
-                // The host inherits the app's standing, so a playing background session keeps the slot.
-                if nowPlayingApp == appID, nowPlayingSession == s.id {
-                    nowPlayingApp = Self.hostApp
-                    apps[Self.hostApp]?.preferredSession = s.id
-                }
-                let host = apps[Self.hostApp]
-                let start = max(host?.lastPlaybackStart ?? 0, app.lastPlaybackStart ?? 0)
-                let held = max(host?.lastHeldSlot ?? 0, app.lastHeldSlot ?? 0)
-                apps[Self.hostApp]?.lastPlaybackStart = start == 0 ? nil : start
-                apps[Self.hostApp]?.lastHeldSlot = held == 0 ? nil : held
-            } else {
-                closeNow(s.id, reason: .appDisconnected, at: t)
-            }
-        }
+        for id in ownedSessionIDs(of: appID) { release(id, of: app, at: t) }
         if let c = app.client { clientApps[c] = nil }
         apps[appID] = nil
         if nowPlayingApp == appID { nowPlayingApp = nil }
         emit(.appRemoved(appID))
+    }
+
+    /// One session of a departing app: kept by the host with `backgroundAudio`, else closed.
+    private mutating func release(_ id: SessionID, of app: App, at t: MonotonicInstant) {
+        guard let s = sessions[id] else { return }
+        let appID = app.id
+        if s.audio.backgroundAudio {
+            sessions[s.id]?.app = Self.hostApp
+            emit(.sessionOwnerChanged(s.id, from: appID, to: Self.hostApp))
+            // The host inherits the app's standing, so a playing background session keeps the slot.
+            if nowPlayingApp == appID, nowPlayingSession == s.id {
+                nowPlayingApp = Self.hostApp
+                apps[Self.hostApp]?.preferredSession = s.id
+            }
+            let host = apps[Self.hostApp]
+            let start = max(host?.lastPlaybackStart ?? 0, app.lastPlaybackStart ?? 0)
+            let held = max(host?.lastHeldSlot ?? 0, app.lastHeldSlot ?? 0)
+            apps[Self.hostApp]?.lastPlaybackStart = start == 0 ? nil : start
+            apps[Self.hostApp]?.lastHeldSlot = held == 0 ? nil : held
+        } else {
+            closeNow(s.id, reason: .appDisconnected, at: t)
+        }
     }
 
     // MARK: Sessions

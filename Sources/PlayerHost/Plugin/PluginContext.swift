@@ -3,7 +3,9 @@ import Glibc
 /// A plugin's handle on the host: one JSON-RPC connection (a socketpair in-process, the control
 /// socket out-of-process) with the conveniences plugins need. The host's requests to the plugin
 /// (`command.handle`) and its `event` notifications are served by an `RPCConnection` running in
-/// reverse, so replies to the host keep their order and may be given later.
+/// reverse. Its replies to the host may be given later and go out as each is ready, not in request
+/// order (the host pairs them by id): a command one session's player is slow to answer (a stopped
+/// mpv) never holds another session's answer.
 public final class PluginContext {
     /// Answers one command event with a status, now or later (exactly once).
     public typealias CommandHandler = (_ event: JSON, _ reply: @escaping (CommandStatus) -> Void) -> Void
@@ -28,6 +30,7 @@ public final class PluginContext {
         var table = MethodTable()
         let dispatcher = RPCDispatcher(table: MethodTable())
         rpc = RPCConnection(id: 0, dispatcher: dispatcher)
+        rpc.repliesInRequestOrder = false
         table.register(clientMethods())
         dispatcher.table = table
     }

@@ -2,14 +2,28 @@ import Glibc
 
 /// Splits a byte stream into newline-terminated lines, holding at most `maxLine` bytes of an
 /// unfinished line. Complete lines inside one chunk are handed out without copying.
+///
+/// A line over the limit is thrown once (`LineTooLong`) and then skipped to its newline: the
+/// caller may feed the rest of the chunk again (from `consumed`) and framing goes on with the
+/// next line, so a client that sent one overlong request gets one error and keeps its connection.
 public struct LineFramer {
     /// The limit was hit: the line would be longer than `maxLine` bytes.
     public struct LineTooLong: Error, Equatable {
         public let limit: Int
+        /// Bytes of the chunk taken before the throw (lines handed out, the overlong part): feed
+        /// the chunk again from here.
+        public var consumed = 0
+
+        public init(limit: Int, consumed: Int = 0) {
+            self.limit = limit
+            self.consumed = consumed
+        }
     }
 
     public let maxLine: Int
     private var partial: [UInt8] = []
+    /// Inside an overlong line already reported: its bytes are dropped up to its newline.
+    private var skipping = false
 
     public init(maxLine: Int) {
         precondition(maxLine > 0)
@@ -36,21 +50,33 @@ public struct LineFramer {
         var handed = 0
         var start = 0
         let end = chunk.count
+        if skipping {
+            guard let nl = memchr(base, 0x0A, end) else { return end }
+            skipping = false
+            start = UnsafeRawPointer(nl) - base + 1
+        }
         while start < end {
             guard let nl = memchr(base + start, 0x0A, end - start) else {
                 // No newline: keep the tail for the next chunk.
                 let tail = end - start
-                if partial.count + tail > maxLine { partial.removeAll(); throw LineTooLong(limit: maxLine) }
+                if partial.count + tail > maxLine {
+                    partial.removeAll()
+                    skipping = true
+                    throw LineTooLong(limit: maxLine, consumed: end)
+                }
                 partial.append(contentsOf: UnsafeRawBufferPointer(start: base + start, count: tail))
                 return end
             }
             let nlIndex = UnsafeRawPointer(nl) - base
             let length = nlIndex - start
             if partial.isEmpty {
-                if length > maxLine { throw LineTooLong(limit: maxLine) }
+                if length > maxLine { throw LineTooLong(limit: maxLine, consumed: nlIndex + 1) }
                 line(Self.trimCR(UnsafeRawBufferPointer(start: base + start, count: length)))
             } else {
-                if partial.count + length > maxLine { partial.removeAll(); throw LineTooLong(limit: maxLine) }
+                if partial.count + length > maxLine {
+                    partial.removeAll()
+                    throw LineTooLong(limit: maxLine, consumed: nlIndex + 1)
+                }
                 partial.append(contentsOf: UnsafeRawBufferPointer(start: base + start, count: length))
                 let whole = partial
                 partial.removeAll(keepingCapacity: partial.capacity <= 64 * 1024)

@@ -1,8 +1,9 @@
 /// The protocol state of one connection, with no socket in it: bytes go in through `receive`,
 /// reply bytes accumulate in `output`, and the transport writes them out when `receive` returns or
 /// when `onOutput` asks. It frames lines, decodes JSON-RPC 2.0 (single, batch, notification),
-/// dispatches to the method table, keeps replies in request order even when some complete later,
-/// and carries requests the host sends to the client (and their responses).
+/// dispatches to the method table, keeps replies in request order even when some complete later
+/// (unless `repliesInRequestOrder` is off), and carries requests the host sends to the client (and
+/// their responses).
 public final class RPCConnection {
     /// What the transport should do after `receive`.
     public enum Disposition: Equatable {
@@ -40,9 +41,14 @@ public final class RPCConnection {
     private var slotHead = 0
     private var nextOutgoingID: Int64 = 1
     private var outgoing: [Int64: (Result<JSON, RPCError>) -> Void] = [:]
-    private var closeReason: String?
     /// Off only in tests that compare the fast path with the general one.
     var usesFastPath = true
+    /// Whether replies go out in request order (the default: what the host promises its clients,
+    /// so a client may pipeline requests and read the answers in turn). Off, each reply (a batch's
+    /// as a whole) goes out as soon as it is complete: JSON-RPC pairs a response with its request
+    /// by id, and a plugin serving the host's `command.handle` for many sessions must not hold
+    /// one session's answer behind another's slow one.
+    public var repliesInRequestOrder = true
     /// The host end of an in-process plugin's socketpair: served like any client, but not a
     /// client in the counts (`host.stats`, the connection cap), which describe the socket.
     public internal(set) var isInternal = false
@@ -60,25 +66,30 @@ public final class RPCConnection {
     /// Feeds bytes read from the client. Complete lines are handled at once; replies that are
     /// ready are appended to `output`.
     public func receive(_ bytes: UnsafeRawBufferPointer) -> Disposition {
-        receive(bytes, maxLines: .max).disposition
+        var offset = 0
+        while true {
+            let (taken, disposition) = receive(UnsafeRawBufferPointer(rebasing: bytes[offset...]), maxLines: .max)
+            offset += taken
+            if disposition != .keepOpen || taken == 0 || offset >= bytes.count { return disposition }
+        }
     }
 
     /// Feeds bytes, handling at most `maxLines` complete lines; returns how many bytes were taken
     /// (the rest, from a line boundary, is the caller's to feed again on a later turn).
+    ///
+    /// A line over `maxLineBytes` is answered with one `limitExceeded` error (id null: the request
+    /// was never read) and skipped; the connection stays open. Closing instead left a client that
+    /// was still writing its line with a broken pipe and no error it could read.
     public func receive(_ bytes: UnsafeRawBufferPointer, maxLines: Int) -> (consumed: Int, disposition: Disposition) {
-        guard closeReason == nil else { return (bytes.count, .closeAfterFlush(reason: closeReason!)) }
         inReceive = true
         defer { inReceive = false }
-        var consumed = bytes.count
         do {
-            consumed = try framer.feed(bytes, maxLines: maxLines) { line in handleLine(line) }
+            return (try framer.feed(bytes, maxLines: maxLines) { line in handleLine(line) }, .keepOpen)
         } catch {
-            let err = RPCError.limitExceeded("line longer than \(error.limit) bytes", limit: error.limit)
-            emit(.reply(id: .null, .failure(err)))
-            closeReason = err.message
+            emit(.reply(id: .null, .failure(.limitExceeded(
+                "a line of more than \(error.limit) bytes (--max-line-bytes) was skipped", limit: error.limit))))
+            return (error.consumed, .keepOpen)
         }
-        if let closeReason { return (bytes.count, .closeAfterFlush(reason: closeReason)) }
-        return (consumed, .keepOpen)
     }
 
     /// Bytes the transport holds for this client besides `output` (queued on the socket). With
@@ -203,7 +214,7 @@ public final class RPCConnection {
                 promise.onComplete { [weak self, slot] result in
                     guard let self, !self.isClosed else { return }
                     self.heldReplyBytes += slot.fill(i, self.replyBytes(id: id, result))
-                    self.drain()
+                    if self.repliesInRequestOrder { self.drain() } else { self.sendIfComplete(slot) }
                 }
             }
         }
@@ -234,7 +245,7 @@ public final class RPCConnection {
         case .none:
             return
         case .reply(let id, let result):
-            if slotHead == slots.count {
+            if slotHead == slots.count || !repliesInRequestOrder {
                 let before = output.count
                 RPCEncoder.writeReply(id: id, result, into: &output)  // fast path: nothing ahead
                 if queuedBytes > dispatcher.limits.maxOutputBytes {
@@ -257,14 +268,24 @@ public final class RPCConnection {
             promise.onComplete { [weak self, slot] result in
                 guard let self, !self.isClosed else { return }
                 self.heldReplyBytes += slot.setSingle(self.replyBytes(id: id, result))
-                self.drain()
+                if self.repliesInRequestOrder { self.drain() } else { self.sendIfComplete(slot) }
             }
         }
     }
 
     private func enqueue(_ slot: ReplySlot) {
+        guard repliesInRequestOrder else { return sendIfComplete(slot) }
         slots.append(slot)
         drain()
+    }
+
+    /// Without request order: `slot` goes out once complete, whatever is still pending before it.
+    private func sendIfComplete(_ slot: ReplySlot) {
+        guard !slot.isSent, let bytes = slot.bytes() else { return }
+        slot.isSent = true
+        output.append(contentsOf: bytes)
+        heldReplyBytes -= slot.byteCount
+        requestFlush()
     }
 
     private func drain() {
@@ -310,6 +331,8 @@ final class ReplySlot {
     private var missing: Int
     /// Bytes filled in so far.
     private(set) var byteCount = 0
+    /// Written out (without request order a slot is sent on its own, exactly once).
+    var isSent = false
 
     init(parts: Int) {
         self.parts = Array(repeating: nil, count: parts)

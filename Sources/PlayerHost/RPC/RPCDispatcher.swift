@@ -10,7 +10,9 @@ public final class RPCDispatcher {
     }
 
     public var table: MethodTable
-    public let limits: RPCLimits
+    /// The limits in effect; a configuration reload may change the fairness knobs and the output
+    /// budget (connections read them as they go).
+    public internal(set) var limits: RPCLimits
     /// Requests (and notifications) from clients that reached a method handler (in-process
     /// plugins' own calls are not counted).
     public internal(set) var requestsServed = 0

@@ -22,6 +22,13 @@ public struct RPCLimits: Sendable, Equatable {
     /// soft output-buffer limit): a client that does not read is held, then let go.
     public var maxStallMilliseconds: UInt64 = 5000
 
+    /// Most unsent output of all client connections together (config `max_total_output_mb`).
+    /// Over it, the slowest clients are cut off first until the total is back under it. The
+    /// per-connection limit alone lets 100 stalled subscribers hold 100 × `maxOutputBytes`; this
+    /// is what keeps the daemon's memory bounded whatever the number of clients (32 MiB: with
+    /// the per-write bookkeeping, 100 stalled subscribers stay within +64 MiB of RSS).
+    public var maxTotalOutputBytes = 32 << 20
+
     /// The high-water mark in effect.
     public var effectiveHighWater: Int { max(1, min(outputHighWaterBytes, maxOutputBytes / 2)) }
 

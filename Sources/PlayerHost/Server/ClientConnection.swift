@@ -13,12 +13,19 @@ import Logging
 /// close callback, so the connection lives exactly as long as any callback can still reach it.
 /// A failure found inside someone else's call (a write made while another client's request is
 /// served) closes the connection on the loop's next turn, never under that caller.
+///
+/// Output accounting: the connection reports each change of its unsent output to the server
+/// (`accountedBytes`), which holds the total of every client against the global budget and cuts
+/// off the slowest when it is over. The limits are read from the dispatcher as they are needed,
+/// so a configuration reload applies to open connections.
 final class ClientConnection {
     let stream: PipeStream
     let rpc: RPCConnection
-    private let maxOutput: Int
-    private let highWater: Int
-    private let budget: Int
+    private var limits: RPCLimits { rpc.dispatcher.limits }
+    private var maxOutput: Int { limits.maxOutputBytes }
+    private var highWater: Int { limits.effectiveHighWater }
+    private var budget: Int { max(1, limits.requestsPerTurn) }
+    private var maxStall: UInt64 { limits.maxStallMilliseconds }
     private weak var server: ControlServer?
     private let logger: Logger
     private(set) var isClosed = false
@@ -37,23 +44,36 @@ final class ClientConnection {
     /// is cut off.
     private var stallTimer: Timer?
     private var pendingAtStallCheck = 0
-    private let maxStall: UInt64
+    /// This connection's share of the server's `queuedOutputBytes`, as last reported.
+    private(set) var accountedBytes = 0
+    /// When the socket last took queued bytes, or stopped taking them (`EventLoop.hrtime`): of
+    /// two clients holding as much, the one stalled longer is cut off first.
+    private(set) var lastProgress: UInt64 = 0
 
     init(stream: PipeStream, rpc: RPCConnection, server: ControlServer, peerPID: Int32?) {
         self.stream = stream
         self.rpc = rpc
         self.server = server
         self.logger = server.logger
-        let limits = rpc.dispatcher.limits
-        self.maxOutput = limits.maxOutputBytes
-        self.highWater = limits.effectiveHighWater
-        self.budget = max(1, limits.requestsPerTurn)
-        self.maxStall = limits.maxStallMilliseconds
         self.peerPID = peerPID
     }
 
     /// Unsent output: on the socket, not yet written, held behind a slow reply.
     var queuedBytes: Int { stream.pendingWriteBytes + rpc.output.count + rpc.heldReplyBytes }
+
+    /// Bytes wait on the socket: the client is not taking its output as fast as it comes.
+    var isStalled: Bool { stream.pendingWriteBytes > 0 }
+
+    /// Reports a change of the unsent output to the server (which may cut clients off, this one
+    /// included: callers check `isClosing` after).
+    private func account() {
+        // In-process plugins' connections are the host's own: not in the budget.
+        let now = isClosed || isClosing || rpc.isInternal ? 0 : queuedBytes
+        guard now != accountedBytes else { return }
+        let delta = now - accountedBytes
+        accountedBytes = now
+        server?.outputChanged(by: delta)
+    }
 
     func start() throws(LoopError) {
         let loop = stream.loop
@@ -67,7 +87,9 @@ final class ClientConnection {
         stream.onWriteFailure { [self] error in
             close(reason: "write failed: \(error.message)")
         }
-        stream.onWritesDrained(below: highWater / 2) { [self] in outputDrained() }
+        // Every completed write: the accounting follows the socket, and a held-back client is
+        // read again once it took enough (`outputDrained` checks how much).
+        stream.onWritesDrained(below: .max) { [self] in writeCompleted() }
         try stream.startReading(
             onRead: { [self] bytes in received(bytes) },
             onEnd: { [self] error in
@@ -130,6 +152,12 @@ final class ClientConnection {
         }
     }
 
+    private func writeCompleted() {
+        lastProgress = EventLoop.hrtime()
+        account()
+        outputDrained()
+    }
+
     private func outputDrained() {
         guard isHeldBack, queuedBytes < highWater / 2 || queuedBytes == 0 else { return }
         isHeldBack = false
@@ -139,19 +167,21 @@ final class ClientConnection {
 
     private func armStallTimer() {
         if stallTimer == nil { stallTimer = try? Timer(loop: stream.loop) }
-        pendingAtStallCheck = stream.pendingWriteBytes
+        pendingAtStallCheck = stream.unwrittenBytes
         stallTimer?.start(after: maxStall) { [weak self] in self?.stallCheck() }
     }
 
     /// Held back for `maxStall`: cut off unless the client took some of its output meanwhile.
     private func stallCheck() {
         guard isHeldBack, isLive else { return }
-        if stream.pendingWriteBytes < pendingAtStallCheck {
+        // Progress inside one big write counts: a client reading a large reply slowly is not stalled.
+        if stream.unwrittenBytes < pendingAtStallCheck {
             armStallTimer()
             return
         }
         let reason = "client is not reading: \(queuedBytes) bytes queued, none taken for \(maxStall) ms"
         logger.warning("disconnecting client \(rpc.id): \(reason)")
+        server?.cutOffStalled += 1
         close(reason: reason)
     }
 
@@ -163,16 +193,23 @@ final class ClientConnection {
             return
         }
         if !rpc.output.isEmpty {
+            let wasFlowing = stream.pendingWriteBytes == 0
             rpc.output.withUnsafeBytes { stream.write($0) }
             rpc.output.removeAll(keepingCapacity: rpc.output.capacity <= 1 << 20)
+            if wasFlowing && stream.pendingWriteBytes > 0 { lastProgress = EventLoop.hrtime() }
         }
         // Replies held behind a slow one count too, or a client could pile up memory behind it.
         let queued = queuedBytes
         if queued > maxOutput {
             let reason = "client is not reading: \(queued) bytes queued (limit \(maxOutput))"
             logger.warning("disconnecting client \(rpc.id): \(reason)")
+            server?.cutOffOverLimit += 1
             closeSoon(reason: reason)
-        } else if isHeldBack && queued < highWater / 2 {
+            return
+        }
+        account()
+        guard !isClosing else { return }  // cut off for the global budget
+        if isHeldBack && queued < highWater / 2 {
             // Held replies went out (a slow provider answered): no write completion says so.
             outputDrained()
         }
@@ -187,10 +224,17 @@ final class ClientConnection {
         stream.stopReading()
         rpc.output.removeAll(keepingCapacity: false)
         inbox = []
+        account()  // what it holds is freed on the next turn: the budget counts it gone now
         stream.loop.onNextTurn { [self] in
             isClosing = false
             close(reason: reason)
         }
+    }
+
+    /// Cut off by the server to bring the total output back under the global budget.
+    func cutOff(reason: String) {
+        logger.warning("disconnecting client \(rpc.id): \(reason)")
+        closeSoon(reason: reason)
     }
 
     /// Stops reading, lets queued replies go out, then closes.
@@ -216,6 +260,7 @@ final class ClientConnection {
         logger.debug("connection \(rpc.id) closed: \(reason)")
         rpc.close()
         stream.close()
+        account()
         server?.connectionClosed(self)
         rpc.failAllOutgoing(RPCError(.shuttingDown, "the client disconnected"))
     }

@@ -15,6 +15,15 @@ public final class ControlServer {
     public private(set) var totalAccepted = 0
     /// Connections refused (wrong uid, over the cap).
     public private(set) var totalRefused = 0
+    /// Unsent output of every client connection together, against `maxTotalOutputBytes`.
+    public private(set) var queuedOutputBytes = 0
+    /// Clients cut off because the total output went over the global budget.
+    public private(set) var cutOffOverBudget = 0
+    /// Clients cut off because their own output passed `maxOutputBytes`.
+    public internal(set) var cutOffOverLimit = 0
+    /// Clients cut off because, held back, they took none of their output for `maxStallMilliseconds`.
+    public internal(set) var cutOffStalled = 0
+    private var enforcing = false
 
     /// A client connected (after the uid check).
     public var onConnect: ((RPCConnection) -> Void)?
@@ -72,6 +81,7 @@ public final class ControlServer {
                 try server.listen { [weak self] error in self?.acceptOne(error) }
             } catch {
                 server.close()
+                removeSocketFileIfOurs()
                 throw error
             }
             listener = server
@@ -162,6 +172,42 @@ public final class ControlServer {
         for client in round { client.serveInbox() }
     }
 
+    /// A connection's unsent output changed by `delta` bytes.
+    func outputChanged(by delta: Int) {
+        queuedOutputBytes += delta
+        if delta > 0 && queuedOutputBytes > dispatcher.limits.maxTotalOutputBytes { enforceOutputBudget() }
+    }
+
+    /// Cuts clients off until the total unsent output is within `maxTotalOutputBytes`, slowest
+    /// first: those whose socket is full (bytes wait on it) before those whose output is merely
+    /// in flight; among them the one holding most, then the one stalled longest. Each goes on
+    /// the next loop turn (`closeSoon`), but its bytes leave the total at once, so no more are
+    /// cut than needed. A scan of the clients, only when over the budget: rare, and it ends over.
+    func enforceOutputBudget() {
+        let budget = dispatcher.limits.maxTotalOutputBytes
+        guard queuedOutputBytes > budget, !enforcing else { return }
+        enforcing = true
+        defer { enforcing = false }
+        let ordered = clients.values.filter { $0.accountedBytes > 0 && !$0.isClosing }.sorted { a, b in
+            if a.isStalled != b.isStalled { return a.isStalled }
+            if a.accountedBytes != b.accountedBytes { return a.accountedBytes > b.accountedBytes }
+            return a.lastProgress < b.lastProgress
+        }
+        for client in ordered where queuedOutputBytes > budget {
+            cutOffOverBudget += 1
+            client.cutOff(reason: "over the global output budget: \(queuedOutputBytes) bytes queued for all clients, \(client.accountedBytes) of them for this one (max_total_output_mb, \(budget) bytes)")
+        }
+    }
+
+    /// `host.stats`' `server` object: output held and clients cut off.
+    public var statsJSON: JSON {
+        ["queuedOutputBytes": .int(Int64(queuedOutputBytes)),
+         "outputBudgetBytes": .int(Int64(dispatcher.limits.maxTotalOutputBytes)),
+         "cutOffOverBudget": .int(Int64(cutOffOverBudget)),
+         "cutOffOverLimit": .int(Int64(cutOffOverLimit)),
+         "cutOffStalled": .int(Int64(cutOffStalled))]
+    }
+
     func connectionClosed(_ client: ClientConnection) {
         guard clients.removeValue(forKey: client.rpc.id) != nil else { return }
         if client.rpc.isInternal { internalCount -= 1 }
@@ -174,12 +220,21 @@ public final class ControlServer {
         guard let listener else { return }
         listener.close()
         self.listener = nil
-        var st = stat()
-        if let ours = boundFile, lstat(path, &st) == 0, UInt64(st.st_dev) == ours.dev, UInt64(st.st_ino) == ours.ino {
-            unlink(path)
-        } else {
+        if !removeSocketFileIfOurs() {
             logger.warning("not removing \(path): it is no longer the socket this daemon bound")
         }
+    }
+
+    /// Unlinks `path` if it is still the file we bound (libuv never does: see `PipeServer.bind`).
+    @discardableResult
+    private func removeSocketFileIfOurs() -> Bool {
+        var st = stat()
+        guard let ours = boundFile, lstat(path, &st) == 0, UInt64(st.st_dev) == ours.dev, UInt64(st.st_ino) == ours.ino else {
+            return false
+        }
+        unlink(path)
+        boundFile = nil
+        return true
     }
 
     /// Closes every connection now, dropping unwritten output (the shutdown deadline).

@@ -34,7 +34,8 @@ extension MPVController {
         syncTimer?.start(after: delay) { [weak self] in self?.flushSync() }
     }
 
-    /// Reports now (once the hold is over) and runs `then` when the host has the report.
+    /// Reports now (once the hold is over) and runs `then` once the report is sent (the host
+    /// applies it before anything sent after it).
     func syncNow(_ then: @escaping () -> Void) {
         syncDone.append(then)
         syncTimer?.stop()

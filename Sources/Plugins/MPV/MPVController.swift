@@ -31,7 +31,8 @@ final class MPVController {
     let socketPath: String
     var audioOutput: String?
     var videoOutput: String?
-    /// Sends one `player.sync` (params without `session`); `done` runs once the host answered.
+    /// Sends one `player.sync` (params without `session`); `done` runs once it is sent (the host
+    /// applies it before anything the plugin sends after it).
     var report: (_ params: [String: JSON], _ done: @escaping () -> Void) -> Void = { _, done in done() }
     var log: (String) -> Void = { _ in }
 

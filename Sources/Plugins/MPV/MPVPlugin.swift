@@ -8,6 +8,11 @@ import PlayerHost
 /// (kind `mpv`, category playback, activated) whose command center targets this plugin, starts
 /// its mpv and loads the files. mpv's state reaches the host as `player.sync` reports at key
 /// moments (see `MPVController`). It is an app of its own (`mpv`): its sessions go with it.
+///
+/// Its sessions survive a daemon restart: after every report it hands the host what reopening
+/// them takes (`MPVSavedSession`, through `plugin.saveState`, kept in the host's state file), and
+/// at attach it reopens what the host gives back (`plugin.savedState`) — same session ids, each in
+/// a new mpv, on its item at its position, paused.
 public final class MPVPlugin: SessionPlugin {
     public let name = "mpv"
     public let options: MPVOptions
@@ -17,6 +22,12 @@ public final class MPVPlugin: SessionPlugin {
     private var recent: [String] = []
     private var socketDirectory: String?
     private var socketCounter = 0
+    /// Nothing is saved before the kept state was read back (it would overwrite it).
+    private var savedStateRead = false
+    /// Kept sessions whose host session is being created: saved as they were meanwhile.
+    private var reopening: [MPVSavedSession] = []
+    /// The last state value handed to the host (an identical one is not sent again).
+    private var lastSaved: JSON?
     /// Rates offered on `changePlaybackRate` (mpv plays any; these are what remotes show).
     static let supportedRates: [JSON] = [0.5, 1.0, 1.5, 2.0]
 
@@ -42,6 +53,14 @@ public final class MPVPlugin: SessionPlugin {
         // To learn that one of our sessions was closed (by anyone) and stop its mpv.
         c.subscribe(["sessions"])
         c.onEvent = { [unowned self] event in self.event(event) }
+        c.call("plugin.savedState") { [weak self] result in
+            guard let self else { return }
+            self.savedStateRead = true
+            switch result {
+            case .success(let r): self.reopen(MPVSavedSession.sessions(in: r["state"]), savedAt: r["savedAt"]?.doubleValue)
+            case .failure(let e): self.log("cannot read the sessions kept across restarts: \(e.message)")
+            }
+        }
     }
 
     public func detach() {
@@ -51,6 +70,9 @@ public final class MPVPlugin: SessionPlugin {
         }
         controllers.removeAll()
         recent.removeAll()
+        reopening.removeAll()
+        savedStateRead = false
+        lastSaved = nil
         context = nil
         if let dir = socketDirectory { rmdir(dir) }
         socketDirectory = nil
@@ -73,6 +95,7 @@ public final class MPVPlugin: SessionPlugin {
             ctl.stop()
             controllers[session] = nil
             recent.removeAll { $0 == session }
+            saveState()
         case "interruption":
             ctl.interruption(began: e["interruption"] == "began", shouldResume: e["shouldResume"]?.boolValue ?? false)
         default:
@@ -172,7 +195,7 @@ public final class MPVPlugin: SessionPlugin {
         guard let dir = socketDirectory, let c = context else { return nil }
         socketCounter += 1
         let ctl = MPVController(session: session, loop: c.loop, options: options, socketPath: "\(dir)/\(socketCounter).sock")
-        ctl.report = { [weak c] params, done in
+        ctl.report = { [weak self, weak c] params, done in
             guard let c else { return done() }
             var p = params
             p["session"] = .string(session)
@@ -181,14 +204,67 @@ public final class MPVPlugin: SessionPlugin {
                     let line = "plugin mpv: player.sync for \(session) failed: \(e.message)\n"
                     _ = line.withCString { write(2, $0, strlen($0)) }
                 }
-                done()
             }
+            // Right behind the report, so the host has both before the command it answers does.
+            self?.saveState()
+            // Sent is enough: the host reads this connection's lines in order, so it applies the
+            // report before any answer sent after it. Waiting for its reply instead would wait
+            // behind any deferred reply ahead of it (mpv.open's command.send play, which waits
+            // for this very command's answer: the host's command timeout, 2 s).
+            done()
         }
-        ctl.log = { message in
-            let line = "plugin mpv: \(message)\n"
-            _ = line.withCString { write(2, $0, strlen($0)) }
-        }
+        ctl.log = { [weak self] message in self?.log(message) }
         controllers[session] = ctl
         return ctl
+    }
+
+    // MARK: - Across restarts
+
+    /// Reopens the sessions the host kept for this plugin, each in a new mpv, paused. One whose
+    /// files or outputs the policy refuses now is dropped with a log line.
+    private func reopen(_ kept: [MPVSavedSession], savedAt: Double?) {
+        guard let c = context else { return }
+        for s in kept {
+            let refusals = s.urls.compactMap(options.policy.checkURL)
+                + [s.audioOutput.flatMap(options.policy.checkAudioOutput), s.videoOutput.flatMap(options.policy.checkVideoOutput)].compactMap { $0 }
+            if let why = refusals.first {
+                log("not reopening session \(s.session): \(why)")
+                continue
+            }
+            reopening.append(s)
+            createSession(s.session, c) { [weak self] result in
+                guard let self else { return }
+                self.reopening.removeAll { $0.session == s.session }
+                switch result {
+                case .failure(let e):
+                    self.log("cannot reopen session \(s.session): \(e.message)")
+                    self.saveState()
+                case .success(let id):
+                    guard let ctl = self.makeController(id) else {
+                        return self.log("cannot reopen session \(id): no private directory for mpv's socket")
+                    }
+                    self.touch(id)
+                    ctl.reopen(s, savedAt: savedAt)
+                }
+            }
+        }
+    }
+
+    /// Hands the host what reopening every session takes, if it changed since the last time.
+    private func saveState() {
+        guard savedStateRead, let c = context else { return }
+        let order = recent + controllers.keys.filter { !recent.contains($0) }.sorted()
+        let sessions = reopening + order.compactMap { controllers[$0]?.saved }
+        let state = MPVSavedSession.stateJSON(sessions)
+        guard state != lastSaved else { return }
+        lastSaved = state
+        c.call("plugin.saveState", ["state": state]) { [weak self] result in
+            if case .failure(let e) = result { self?.log("cannot keep the sessions across restarts: \(e.message)") }
+        }
+    }
+
+    private func log(_ message: String) {
+        let line = "plugin mpv: \(message)\n"
+        _ = line.withCString { write(2, $0, strlen($0)) }
     }
 }
