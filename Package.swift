@@ -43,18 +43,79 @@ let package = Package(
             pkgConfig: "vips",
             providers: [.apt(["libvips-dev", "libavformat-dev"])]
         ),
+        // The layers (docs: README "Layout"). Each folder of Sources/PlayerHost is its own target, so
+        // the compiler holds the rules: the model imports only the standard library (and Base's
+        // value vocabulary), only Loop sees C libraries, and npctl's Client never reaches Host.
+        // Vocabulary every layer shares: the JSON value tree, the error-code table, the version.
+        .target(name: "PlayerHostBase", path: "Sources/PlayerHost/Base"),
         .target(
-            name: "PlayerHost",
+            name: "PlayerHostModel",
             dependencies: [
-                "CUV",
-                "CSDBus",
-                "CCurl",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
+                "PlayerHostBase",
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "HashTreeCollections", package: "swift-collections"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
-            ]
+            ],
+            path: "Sources/PlayerHost/Model"
+        ),
+        .target(name: "PlayerHostRPC", dependencies: ["PlayerHostBase"], path: "Sources/PlayerHost/RPC"),
+        .target(
+            name: "PlayerHostLoop",
+            dependencies: ["PlayerHostBase", "CUV", "CSDBus", "CCurl"],
+            path: "Sources/PlayerHost/Loop"
+        ),
+        .target(
+            name: "PlayerHostClient",
+            dependencies: ["PlayerHostBase", "PlayerHostRPC", "PlayerHostModel"],
+            path: "Sources/PlayerHost/Client"
+        ),
+        .target(
+            name: "PlayerHostServer",
+            dependencies: [
+                "PlayerHostBase", "PlayerHostRPC", "PlayerHostLoop", "PlayerHostClient",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/PlayerHost/Server"
+        ),
+        .target(
+            name: "PlayerHostMPRIS",
+            dependencies: ["PlayerHostBase", "PlayerHostModel", "PlayerHostLoop"],
+            path: "Sources/PlayerHost/MPRIS"
+        ),
+        .target(
+            name: "PlayerHostConfig",
+            dependencies: [
+                "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostLoop", "PlayerHostServer",
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ],
+            path: "Sources/PlayerHost/Config"
+        ),
+        .target(
+            name: "PlayerHostPlugin",
+            dependencies: [
+                "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostLoop", "PlayerHostClient",
+                "PlayerHostServer", "PlayerHostConfig",
+            ],
+            path: "Sources/PlayerHost/Plugin"
+        ),
+        .target(
+            name: "PlayerHostHost",
+            dependencies: [
+                "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostLoop", "PlayerHostClient",
+                "PlayerHostServer", "PlayerHostMPRIS", "PlayerHostConfig", "PlayerHostPlugin",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/PlayerHost/Host"
+        ),
+        // The umbrella plugins, the daemon, examples and tests import: every layer re-exported.
+        .target(
+            name: "PlayerHost",
+            dependencies: [
+                "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostLoop", "PlayerHostClient",
+                "PlayerHostServer", "PlayerHostMPRIS", "PlayerHostConfig", "PlayerHostPlugin", "PlayerHostHost",
+            ],
+            path: "Sources/PlayerHost",
+            sources: ["PlayerHost.swift"]
         ),
         .target(
             name: "Plugins",
@@ -70,23 +131,24 @@ let package = Package(
         ),
         .executableTarget(
             name: "npctl",
+            // The client side only: no Loop (libuv, sd-bus, libcurl), no Host (TOMLKit → Foundation).
             dependencies: [
-                "PlayerHost",
+                "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            // A whole `npctl status` is mostly process start-up, and most of that was the
-            // dynamic loader relocating libswiftCore, Foundation and ICU (~12 ms of CPU):
-            // linked statically it is a fraction of it (docs/PERFORMANCE.md, "npctl start-up").
-            // Allowed here because npctl is this package's own executable, never a dependency.
+            // A whole `npctl status` is mostly process start-up, and most of that was the dynamic
+            // loader relocating libswiftCore, Foundation, ICU and libcurl's dependencies: with the
+            // client-only dependencies above and the standard library linked statically it is a
+            // fraction of it (docs/PERFORMANCE.md, "npctl start-up"). Allowed here because npctl
+            // is this package's own executable, never a dependency.
             linkerSettings: [.unsafeFlags([
                 "-static-stdlib",
-                // TOMLKit (the daemon's config, in PlayerHost) imports Foundation; its static
-                // archives reference each other, so they are resolved as one group.
+                // swift-argument-parser imports FoundationEssentials (not Foundation, not ICU); its
+                // static archives reference each other, so they are resolved as one group.
                 "-Xlinker", "--start-group",
-                "-lFoundation", "-lFoundationInternationalization", "-lFoundationEssentials", "-lCoreFoundation",
-                "-l_FoundationICU", "-l_FoundationCShims", "-l_FoundationCollections", "-lswiftSynchronization", "-lswiftDispatch", "-ldispatch", "-lBlocksRuntime",
+                "-lFoundationEssentials", "-l_FoundationCShims", "-l_FoundationCollections",
+                "-lswiftSynchronization", "-lswiftDispatch", "-ldispatch", "-lBlocksRuntime",
                 "-Xlinker", "--end-group",
-                "-lstdc++",
             ])]
         ),
         .executableTarget(

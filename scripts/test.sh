@@ -5,5 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
 ./scripts/setup.sh
+./scripts/check-layers.sh
 swift build --build-tests
 swift test --skip-build "$@"

@@ -1,5 +1,7 @@
 import ArgumentParser
-import PlayerHost
+import PlayerHostBase
+import PlayerHostClient
+import PlayerHostModel
 
 /// `npctl activate ID`: activates a session's audio session (`audio.activate`) — the repair
 /// for a session whose audio another app interrupted, after which `promote` can succeed.

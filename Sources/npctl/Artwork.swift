@@ -1,5 +1,7 @@
 import ArgumentParser
-import PlayerHost
+import PlayerHostBase
+import PlayerHostModel
+import PlayerHostRPC
 
 /// `npctl artwork [--size WxH] [-s SESSION]`: the path of the best rendition of the session's
 /// resolved artwork (`artwork.get`).

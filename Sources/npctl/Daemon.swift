@@ -1,6 +1,8 @@
 import ArgumentParser
 import Glibc
-import PlayerHost
+import PlayerHostBase
+import PlayerHostClient
+import PlayerHostModel
 
 struct Daemon: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,7 @@
 import ArgumentParser
-import PlayerHost
+import PlayerHostBase
+import PlayerHostModel
+import PlayerHostRPC
 
 /// `npctl doctor [ID]`: the seeds' diagnostic tree, readable. For each session: can it become
 /// active, is it active, is it Now Playing and why; its audio session; every command's

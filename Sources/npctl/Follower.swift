@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
-import PlayerHost
+import PlayerHostBase
+import PlayerHostClient
 
 /// `status --follow`: subscribes, then prints one line per change (the first at once, because
 /// subscribing sends the current value) until Ctrl-C, which ends it with 0 like playerctl.

@@ -1,5 +1,8 @@
 import ArgumentParser
-import PlayerHost
+import PlayerHostBase
+import PlayerHostClient
+import PlayerHostModel
+import PlayerHostRPC
 
 /// `npctl metadata [KEY…]`: the published info, like `playerctl metadata`.
 struct Metadata: ParsableCommand {

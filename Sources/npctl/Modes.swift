@@ -1,5 +1,6 @@
 import ArgumentParser
-import PlayerHost
+import PlayerHostBase
+import PlayerHostModel
 
 /// Repeat and shuffle. Setting goes through the session's command center
 /// (`changeRepeatMode`/`changeShuffleMode`) like every other verb: that is the app's own

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Glibc
-import PlayerHost
+import PlayerHostBase
+import PlayerHostClient
+import PlayerHostModel
+import PlayerHostRPC
 
 /// npctl: control PlayerHost from the shell, like playerctl or mpc.
 @main
@@ -132,9 +135,9 @@ struct Ping: ParsableCommand {
 
     func run() throws {
         try reporting {
-            let start = Double(EventLoop.hrtime())
+            let start = InfoSnapshot.hostNow()
             let r = try global.call("host.ping")
-            let ms = (Double(EventLoop.hrtime()) - start) / 1e6
+            let ms = (InfoSnapshot.hostNow() - start) * 1e3
             if global.json { print(r.jsonString) } else { print("\(r.stringValue ?? r.jsonString) (\(String(format3(ms))) ms)") }
         }
     }

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Glibc
-import PlayerHost
+import PlayerHostBase
+import PlayerHostClient
+import PlayerHostModel
+import PlayerHostRPC
 
 /// `npctl open FILE|URL… [-s SESSION] [--replace]`: play files in an mpv session (`mpv.open`).
 struct Open: ParsableCommand {
@@ -30,7 +33,7 @@ struct Open: ParsableCommand {
     /// A URL (`scheme://…`) as given; a file made absolute and checked, so a typo fails here
     /// rather than later inside mpv.
     static func resolve(_ item: String) throws -> String {
-        if let r = item.range(of: "://"), !item[..<r.lowerBound].isEmpty,
+        if let r = item.firstRange(of: "://"), !item[..<r.lowerBound].isEmpty,
            item[..<r.lowerBound].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) {
             return item
         }

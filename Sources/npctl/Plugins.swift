@@ -1,5 +1,7 @@
 import ArgumentParser
-import PlayerHost
+import PlayerHostBase
+import PlayerHostModel
+import PlayerHostRPC
 
 /// `npctl plugins`: every plugin the daemon runs (`plugin.list`): built-ins and supervised
 /// executables, with their state, pid, restart count and how the last run ended.

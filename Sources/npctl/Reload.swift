@@ -1,5 +1,5 @@
 import ArgumentParser
-import PlayerHost
+import PlayerHostModel
 
 extension Daemon {
     /// `npctl daemon reload`: what SIGHUP does, with an answer. A config with an error is not

@@ -1,5 +1,7 @@
 import ArgumentParser
-import PlayerHost
+import PlayerHostBase
+import PlayerHostClient
+import PlayerHostModel
 
 /// `-s/--session` (`-p/--player` for playerctl fingers), taken by every verb that acts on one session.
 struct SessionOption: ParsableArguments {

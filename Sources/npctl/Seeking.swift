@@ -1,5 +1,7 @@
 import ArgumentParser
-import PlayerHost
+import PlayerHostBase
+import PlayerHostClient
+import PlayerHostModel
 
 /// `npctl position [POS]`: print or change the position, in playerctl's and mpc's syntax.
 struct Position: ParsableCommand {

@@ -1,5 +1,7 @@
 import ArgumentParser
-import PlayerHost
+import PlayerHostBase
+import PlayerHostModel
+import PlayerHostRPC
 
 /// `npctl sessions`: every session as a table; `*` marks the Now Playing one.
 struct Sessions: ParsableCommand {

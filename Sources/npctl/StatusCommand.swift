@@ -1,6 +1,8 @@
 import ArgumentParser
 import Glibc
-import PlayerHost
+import PlayerHostClient
+import PlayerHostModel
+import PlayerHostRPC
 
 /// `npctl status`: what the Now Playing (or `-s`) session shows, its position computed now.
 struct StatusCommand: ParsableCommand {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import PlayerHost
+import PlayerHostModel
 
 /// A transport verb: one remote command sent through `command.send`, so it goes through the
 /// session's command center exactly like a media key would (enabled + targeted, handlers in

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Glibc
-import PlayerHost
+import PlayerHostBase
+import PlayerHostClient
+import PlayerHostModel
 
 /// Where the signal handlers of `npctl watch` write (a self-pipe, so one `poll` waits for
 /// keys, daemon events, signals and the next progress tick together).

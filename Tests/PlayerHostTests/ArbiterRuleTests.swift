@@ -1,5 +1,6 @@
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostModel
 
 /// The arbiter's rules as tables, on the value type alone: no model, no sockets.
 @Suite struct ArbiterRuleTests {

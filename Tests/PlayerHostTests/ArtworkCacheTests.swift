@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostHost
 
 /// The on-disk cache without a daemon: bound, LRU order across reopen, corrupt files discarded.
 @Suite struct ArtworkCacheTests {

@@ -1,6 +1,11 @@
 import Glibc
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostBase
+@testable import PlayerHostClient
+@testable import PlayerHostHost
+@testable import PlayerHostLoop
+@testable import PlayerHostModel
 @testable import Plugins
 
 /// The real daemon resolving artwork from real files made here: a 1000×1000 JPEG cover (ffmpeg),

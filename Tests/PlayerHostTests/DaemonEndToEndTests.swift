@@ -1,6 +1,11 @@
 import Glibc
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostBase
+@testable import PlayerHostClient
+@testable import PlayerHostHost
+@testable import PlayerHostLoop
+@testable import PlayerHostRPC
 
 /// The real daemon over its real socket.
 @Suite(.serialized) struct DaemonEndToEndTests {

@@ -1,6 +1,8 @@
 import Glibc
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostBase
+@testable import PlayerHostClient
 
 /// A seeded, bounded fuzz of every method `rpc.discover` lists (but `host.shutdown`), with valid
 /// and mutated params, pipelined over several connections against the real daemon. Checks:

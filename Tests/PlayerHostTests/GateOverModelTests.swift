@@ -1,5 +1,7 @@
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostHost
+@testable import PlayerHostModel
 
 /// Issue 8's "Done when", model-level: the real model's operations offered to the gate the way
 /// the Publisher offers them (manual clock, no loop).

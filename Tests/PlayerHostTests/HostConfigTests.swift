@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostConfig
 
 @Suite struct HostConfigTests {
     @Test func parsesTheDemo() throws {

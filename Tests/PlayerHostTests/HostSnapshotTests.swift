@@ -1,6 +1,9 @@
 import Glibc
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostHost
+@testable import PlayerHostLoop
+@testable import PlayerHostModel
 
 /// Issue 12: the snapshot taken from the model's public reads, its file format, and its restore
 /// by public operations — fast, without a daemon.

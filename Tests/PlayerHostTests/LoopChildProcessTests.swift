@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostLoop
 
 @Suite struct LoopChildProcessTests {
     @Test func exitStatusIsReported() throws {

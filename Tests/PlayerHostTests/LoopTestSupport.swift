@@ -2,6 +2,7 @@ import CUV
 import Glibc
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostLoop
 
 /// A mutable cell that callbacks on the loop thread can share with the test body.
 final class Box<T> {

@@ -1,6 +1,9 @@
 import Glibc
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostBase
+@testable import PlayerHostClient
+@testable import PlayerHostModel
 
 /// A private session bus (`MPRISFixture`) with the real daemon on it and no sessions of its own,
 /// a client subscribed to every topic (its events are what waits wake on), and desktop players

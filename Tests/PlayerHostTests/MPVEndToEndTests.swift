@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostClient
 @testable import Plugins
 
 /// The real daemon with its built-in mpv plugin, a real mpv (null audio output) and real files

@@ -1,6 +1,8 @@
 import Glibc
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostBase
+@testable import PlayerHostClient
 @testable import Plugins
 
 /// A real daemon (its built-in mpv plugin finds mpv in PATH), two tagged audio files made with

@@ -1,6 +1,9 @@
 import Glibc
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostBase
+@testable import PlayerHostClient
+@testable import PlayerHostRPC
 @testable import Plugins
 
 /// mpv children kept apart, against the real daemon and real mpv: a request cannot make mpv

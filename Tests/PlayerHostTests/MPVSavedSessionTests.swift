@@ -1,5 +1,6 @@
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostBase
 @testable import Plugins
 
 /// What the mpv plugin keeps across a daemon restart: its JSON round trip, what is refused, and

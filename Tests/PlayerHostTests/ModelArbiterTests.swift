@@ -1,5 +1,6 @@
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostModel
 
 /// Issue 3, items 1, 2, 3 and 5: eligibility, PiP promotion, multi-view, MRU fallback.
 @Suite struct ModelArbiterTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostModel
 
 /// Command centers, issue 3 items 9 and 10, and the external-target protocol.
 @Suite struct ModelCommandTests {

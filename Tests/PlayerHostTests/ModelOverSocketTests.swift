@@ -1,6 +1,12 @@
 import Glibc
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostBase
+@testable import PlayerHostClient
+@testable import PlayerHostHost
+@testable import PlayerHostLoop
+@testable import PlayerHostModel
+@testable import PlayerHostRPC
 
 /// Issue 3's behaviours through the real daemon and its socket, with real clients.
 @Suite(.serialized) struct ModelOverSocketTests {

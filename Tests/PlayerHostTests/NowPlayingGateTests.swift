@@ -1,5 +1,6 @@
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostModel
 
 /// Issue 8: the gate alone (manual clock, exact window boundaries) and the gate fed by the real
 /// model, as the Publisher feeds it.

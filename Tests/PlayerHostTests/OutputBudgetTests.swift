@@ -1,6 +1,10 @@
 import Glibc
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostBase
+@testable import PlayerHostClient
+@testable import PlayerHostConfig
+@testable import PlayerHostRPC
 
 /// Issue 16 item 3, what all clients together may make the daemon hold: a global budget for
 /// unsent output (`max_total_output_mb`, the slowest cut off first), subscriptions per client,

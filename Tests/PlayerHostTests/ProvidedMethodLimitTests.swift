@@ -1,5 +1,8 @@
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostBase
+@testable import PlayerHostClient
+@testable import PlayerHostRPC
 
 /// Issue 16 item 3, methods one connection may provide (`max_provided_methods`): going over it
 /// is error 1050 naming the key, nothing is added, other clients are unaffected; a provider

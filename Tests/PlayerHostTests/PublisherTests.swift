@@ -1,5 +1,10 @@
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostBase
+@testable import PlayerHostHost
+@testable import PlayerHostLoop
+@testable import PlayerHostModel
+@testable import PlayerHostRPC
 
 /// The Publisher and the JSON-RPC subscribers sink in-process: no socket, no daemon.
 @Suite struct PublisherTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostRPC
 
 /// The request fast path (`RequestScanner`) must be invisible: whatever it accepts, the strict
 /// parser accepts with the same envelope, and a connection answers every line byte for byte as it

@@ -1,5 +1,8 @@
 import Glibc
 @testable import PlayerHost
+@testable import PlayerHostBase
+@testable import PlayerHostClient
+@testable import PlayerHostRPC
 
 /// A small seeded generator (SplitMix64): the same seed gives the same run of requests, so a
 /// failing seed can be replayed with `scripts/fuzz.sh SECONDS SEED`.

@@ -1,5 +1,8 @@
 import Glibc
 @testable import PlayerHost
+@testable import PlayerHostBase
+@testable import PlayerHostClient
+@testable import PlayerHostRPC
 
 /// A client socket the tests misuse on purpose: half-closed, never read, written without
 /// blocking. `call` (blocking, with a deadline) sets things up before the misbehaviour starts.

@@ -1,6 +1,10 @@
 import Glibc
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostBase
+@testable import PlayerHostClient
+@testable import PlayerHostHost
+@testable import PlayerHostRPC
 @testable import Plugins
 
 /// Issue 12 item 4 against the real binary: what a plugin asks the host to keep survives a

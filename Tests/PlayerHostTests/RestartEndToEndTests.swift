@@ -1,6 +1,10 @@
 import Glibc
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostBase
+@testable import PlayerHostClient
+@testable import PlayerHostHost
+@testable import PlayerHostRPC
 
 /// Issue 12 against the real binary: sessions survive an orderly stop and `kill -9`, bad state
 /// never stops the daemon, SIGHUP and `npctl daemon reload` apply the config.

@@ -2,6 +2,9 @@ import Glibc
 import Logging
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostHost
+@testable import PlayerHostLoop
+@testable import PlayerHostModel
 
 /// Issue 12 follow-up: a state write captures only the sessions that changed, and the atomic
 /// write runs on libuv's thread pool, one at a time. Counted, never timed.

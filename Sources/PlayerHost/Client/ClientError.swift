@@ -1,3 +1,5 @@
+import PlayerHostRPC
+
 /// What went wrong talking to the daemon. `description` is one line meant for a person.
 public enum ClientError: Error, CustomStringConvertible {
     /// Nothing listens at the path (or the path does not exist).

@@ -1,4 +1,6 @@
 import Glibc
+import PlayerHostBase
+import PlayerHostRPC
 
 /// A blocking JSON-RPC client over the control socket, for npctl, scripts written in Swift,
 /// tests and the benchmark. Every wait has a deadline. Notifications that arrive while waiting
@@ -23,8 +25,8 @@ public final class ControlClient {
     public init(path: String, timeout: Double = 10) throws(ClientError) {
         self.path = path
         self.timeout = timeout
-        guard path.utf8.count <= UnixSocketPath.maxLength else {
-            throw .io("socket path too long (\(path.utf8.count) bytes, limit \(UnixSocketPath.maxLength)): \(path)")
+        guard path.utf8.count <= UnixSocketConnector.maxPathLength else {
+            throw .io("socket path too long (\(path.utf8.count) bytes, limit \(UnixSocketConnector.maxPathLength)): \(path)")
         }
         switch UnixSocketConnector.connect(path: path) {
         case .success(let fd):

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// A playerctl-style `--format` template: text with `{{expression}}` placeholders.
 ///
 /// An expression is a key — npctl's (`status`, `position`, `duration`, `session`, any info key
@@ -44,9 +46,9 @@ public struct FormatTemplate: Sendable {
     public init(_ source: String) throws(TemplateError) {
         var pieces: [Piece] = []
         var rest = Substring(source)
-        while let open = rest.range(of: "{{") {
+        while let open = rest.firstRange(of: "{{") {
             if open.lowerBound > rest.startIndex { pieces.append(.text(String(rest[..<open.lowerBound]))) }
-            guard let close = rest[open.upperBound...].range(of: "}}") else {
+            guard let close = rest[open.upperBound...].firstRange(of: "}}") else {
                 throw TemplateError("'{{' without '}}' in \(source)")
             }
             var parser = ExpressionParser(text: rest[open.upperBound..<close.lowerBound], source: source)

@@ -1,3 +1,7 @@
+import Glibc
+import PlayerHostBase
+import PlayerHostModel
+
 /// What one session shows at one instant — the reply of `nowPlaying.get` or `info.get`
 /// (`{session, info, playbackState, timestamp}`), or a `nowPlaying`/`infoChanged` event — read
 /// in one language, with the position inferred for any instant.
@@ -34,8 +38,13 @@ public struct InfoSnapshot: Sendable {
     public var duration: Double? { info["duration"]?.doubleValue }
     public var rate: Double { info["rate"]?.doubleValue ?? 0 }
 
-    /// The host's clock now (libuv's hrtime, CLOCK_MONOTONIC), the clock replies are stamped with.
-    public static func hostNow() -> Double { Double(EventLoop.hrtime()) / 1e9 }
+    /// The host's clock now (CLOCK_MONOTONIC, what libuv's hrtime reads), the clock replies are
+    /// stamped with. Read directly so clients need no libuv.
+    public static func hostNow() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
 
     /// `elapsed + rate × (now − timestamp)`, clamped to `[0, duration]`. A gap that is negative
     /// or huge means the clocks differ (another machine, a test clock): then the reply's own

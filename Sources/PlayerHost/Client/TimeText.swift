@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Seconds as text: clock times (`m:ss`, `h:mm:ss`) and plain numbers for scripts.
 public enum TimeText {
     /// `83.4` → `1:23`; `3723` → `1:02:03`. Truncates like every player display does.

@@ -3,8 +3,12 @@ import Glibc
 /// A blocking connect to a Unix stream socket, shared by every synchronous client
 /// (ControlClient, ph-bench). Returns the descriptor, or an errno.
 public enum UnixSocketConnector {
+    /// The longest path, in bytes, that fits `sockaddr_un.sun_path` with its NUL — the same bound
+    /// as the loop's `maxPathLength`, kept here so clients need no libuv.
+    public static let maxPathLength = 107
+
     public static func connect(path: String) -> Result<Int32, Errno> {
-        guard path.utf8.count <= UnixSocketPath.maxLength else { return .failure(Errno(ENAMETOOLONG)) }
+        guard path.utf8.count <= maxPathLength else { return .failure(Errno(ENAMETOOLONG)) }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return .failure(Errno(errno)) }
         var addr = sockaddr_un()

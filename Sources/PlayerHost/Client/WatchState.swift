@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// What `npctl watch` shows, kept up to date from replies and events; no I/O, no clock.
 public struct WatchState: Sendable {
     /// One row of the session table.

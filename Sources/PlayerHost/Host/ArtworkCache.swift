@@ -1,4 +1,5 @@
 import Glibc
+import PlayerHostConfig
 
 /// The on-disk artwork cache: `$XDG_CACHE_HOME/playerhost/artwork/` (directory 0700, files 0600),
 /// keyed by artwork id, bounded (least recently used files go first), surviving restarts.

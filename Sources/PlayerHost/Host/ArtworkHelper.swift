@@ -1,5 +1,8 @@
 import Glibc
 import Logging
+import PlayerHostBase
+import PlayerHostLoop
+import PlayerHostRPC
 
 /// The daemon's side of the artwork decoder helper (`playerhost-artwork`): a supervised child
 /// spoken to over its stdin/stdout, one JSON request per line, one reply per line, in order.

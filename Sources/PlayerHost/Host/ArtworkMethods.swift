@@ -1,3 +1,6 @@
+import PlayerHostModel
+import PlayerHostRPC
+
 /// `artwork.get` and `artwork.status`.
 extension HostMethods {
     static func artwork(host: HostDaemon) -> [RPCMethod] {

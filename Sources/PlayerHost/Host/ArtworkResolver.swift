@@ -1,5 +1,10 @@
 import Glibc
 import Logging
+import PlayerHostBase
+import PlayerHostClient
+import PlayerHostLoop
+import PlayerHostModel
+import PlayerHostRPC
 
 /// Carries out `ArtworkResolution`'s actions: the embedded picture through the decoder helper,
 /// the on-disk cache, local files and http(s) fetches on the loop (then validated by the helper

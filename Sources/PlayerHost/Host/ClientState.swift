@@ -1,3 +1,5 @@
+import PlayerHostRPC
+
 /// What the host knows about one connected client.
 public final class ClientState {
     /// The name given in `host.hello`; nil until then (the connection is not an app).

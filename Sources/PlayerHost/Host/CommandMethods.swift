@@ -1,3 +1,7 @@
+import PlayerHostBase
+import PlayerHostModel
+import PlayerHostRPC
+
 extension HostMethods {
     static func commandMethods(_ np: NowPlayingService) -> [RPCMethod] {
         typealias P = ModelParams

@@ -1,4 +1,9 @@
 import Logging
+import PlayerHostBase
+import PlayerHostClient
+import PlayerHostConfig
+import PlayerHostModel
+import PlayerHostRPC
 
 /// Re-reads the configuration file (SIGHUP, `host.reload`, `npctl daemon reload`) and applies
 /// what changed to the running host:

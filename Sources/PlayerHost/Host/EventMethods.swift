@@ -1,3 +1,5 @@
+import PlayerHostRPC
+
 extension HostMethods {
     /// `events.subscribe` / `events.unsubscribe`: a connection joins the JSON-RPC subscribers sink.
     static func eventMethods(_ np: NowPlayingService) -> [RPCMethod] {

@@ -1,3 +1,7 @@
+import PlayerHostBase
+import PlayerHostModel
+import PlayerHostRPC
+
 /// The topics events are published under (`events.subscribe` takes their names, plus `*` for all).
 public enum EventTopic: String, Sendable, Hashable, CaseIterable {
     /// The gated Now Playing value (coalesced, deduplicated, placeholder-guarded).

@@ -1,5 +1,13 @@
 import Glibc
 import Logging
+import PlayerHostBase
+import PlayerHostClient
+import PlayerHostConfig
+import PlayerHostLoop
+import PlayerHostModel
+import PlayerHostPlugin
+import PlayerHostRPC
+import PlayerHostServer
 
 /// The daemon: one loop, the control server, signal handling and ordered shutdown, wired
 /// together. `run()` blocks until the host has shut down and every handle is closed.

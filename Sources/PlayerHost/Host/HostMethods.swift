@@ -1,4 +1,8 @@
 import Glibc
+import PlayerHostBase
+import PlayerHostLoop
+import PlayerHostModel
+import PlayerHostRPC
 
 /// The `host.*` methods and `rpc.discover`.
 enum HostMethods {

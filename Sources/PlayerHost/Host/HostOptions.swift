@@ -1,3 +1,6 @@
+import PlayerHostConfig
+import PlayerHostRPC
+
 /// How the daemon runs; filled from the command line (and later the config file).
 public struct HostOptions: Sendable {
     /// The control socket's path.

@@ -1,4 +1,10 @@
 import Glibc
+import PlayerHostBase
+import PlayerHostConfig
+import PlayerHostLoop
+import PlayerHostPlugin
+import PlayerHostRPC
+import PlayerHostServer
 
 /// Attaches compiled-in plugins. Each gets a socketpair: the host end is served by the control
 /// server exactly like an accepted client, the plugin end carries its `PluginContext` — the same

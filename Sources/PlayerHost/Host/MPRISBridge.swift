@@ -1,4 +1,8 @@
 import Logging
+import PlayerHostBase
+import PlayerHostLoop
+import PlayerHostMPRIS
+import PlayerHostModel
 
 /// The Now Playing session as an MPRIS2 player on the session bus.
 ///

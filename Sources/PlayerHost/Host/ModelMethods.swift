@@ -1,3 +1,6 @@
+import PlayerHostModel
+import PlayerHostRPC
+
 /// Shared helpers for the model-backed methods.
 enum ModelParams {
     /// Parses a wire enum parameter, or throws invalidArgument naming it.

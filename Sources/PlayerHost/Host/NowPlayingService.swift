@@ -1,4 +1,8 @@
 import Logging
+import PlayerHostBase
+import PlayerHostLoop
+import PlayerHostModel
+import PlayerHostRPC
 
 /// Runs the pure `NowPlayingModel` on the loop: every operation goes through `perform`, which
 /// reads the injected clock, applies the model's actions (one deadline timer; `command.handle`

@@ -1,3 +1,6 @@
+import PlayerHostBase
+import PlayerHostRPC
+
 /// `plugin.saveState` and `plugin.savedState`: a plugin's own part of the state file.
 ///
 /// The host keeps its own sessions across a restart (`StateStore`); a plugin's sessions go with

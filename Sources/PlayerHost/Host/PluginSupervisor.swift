@@ -1,5 +1,9 @@
 import Glibc
 import Logging
+import PlayerHostBase
+import PlayerHostClient
+import PlayerHostLoop
+import PlayerHostModel
 
 /// Starts plugin executables, passes them the socket, restarts one that dies under the
 /// `RestartPolicy` (doubling backoff; the start limit gives up on one that keeps exiting at once)

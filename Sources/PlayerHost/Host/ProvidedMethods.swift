@@ -1,3 +1,7 @@
+import PlayerHostBase
+import PlayerHostLoop
+import PlayerHostRPC
+
 /// Methods a plugin offers through the host (`plugin.provide`): the host lists them in
 /// `rpc.discover` and forwards each call to the providing connection as a request, replying
 /// with its answer (or `pluginFailure` if it times out or goes away). They vanish with it.

@@ -1,4 +1,7 @@
 import Logging
+import PlayerHostBase
+import PlayerHostLoop
+import PlayerHostModel
 
 /// The one path from model events to everything that consumes them (DESIGN "The publication
 /// path"): every event the model produces goes to the sinks registered for its topic, once, in

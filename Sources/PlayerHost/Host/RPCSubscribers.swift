@@ -1,3 +1,6 @@
+import PlayerHostModel
+import PlayerHostRPC
+
 /// The JSON-RPC `events.subscribe` subscribers, as one `EventSink`.
 ///
 /// Connections are indexed by topic, so an event touches only its own subscribers (never a scan

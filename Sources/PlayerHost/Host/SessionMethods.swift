@@ -1,3 +1,6 @@
+import PlayerHostModel
+import PlayerHostRPC
+
 extension HostMethods {
     static func sessionMethods(_ np: NowPlayingService) -> [RPCMethod] {
         typealias P = ModelParams

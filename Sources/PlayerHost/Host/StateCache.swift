@@ -1,3 +1,5 @@
+import PlayerHostModel
+
 /// The state file kept up to date incrementally: each host session's captured state and its
 /// rendered JSON bytes, re-captured only when an event said the session changed.
 ///

@@ -1,3 +1,7 @@
+import PlayerHostBase
+import PlayerHostModel
+import PlayerHostRPC
+
 /// The state file's format: a `HostSnapshot` as JSON, versioned.
 ///
 /// ```json

@@ -1,5 +1,9 @@
 import Glibc
 import Logging
+import PlayerHostBase
+import PlayerHostClient
+import PlayerHostLoop
+import PlayerHostModel
 
 /// Keeps the host's own sessions across restarts in `<dir>/state.json` (default
 /// `$XDG_STATE_HOME/playerhost`, else `~/.local/state/playerhost`; directory 0700, file 0600).

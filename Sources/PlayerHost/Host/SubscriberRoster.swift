@@ -1,3 +1,5 @@
+import PlayerHostRPC
+
 /// The subscribers of one topic: a contiguous array an event walks (no hashing per subscriber),
 /// and each connection's place in it, so joining and leaving cost O(1).
 struct SubscriberRoster {

@@ -1,4 +1,5 @@
 import CCurl
+import PlayerHostBase
 
 /// HTTP(S) fetches on the loop: one libcurl multi handle driven by libuv, the libuv guide's
 /// pattern — curl says which sockets to watch (`CURLMOPT_SOCKETFUNCTION`, an `FDPoll` each) and

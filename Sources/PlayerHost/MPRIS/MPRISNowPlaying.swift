@@ -1,3 +1,5 @@
+import PlayerHostModel
+
 /// What the MPRIS bridge reflects: the Now Playing session's published value, its command center,
 /// and the instant the value holds for. The bridge's whole input, built from the model after each
 /// publication; nil when nothing is Now Playing.

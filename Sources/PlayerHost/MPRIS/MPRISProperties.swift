@@ -1,3 +1,6 @@
+import PlayerHostLoop
+import PlayerHostModel
+
 /// The MPRIS2 properties of the Now Playing session: a pure mapping from `MPRISNowPlaying`
 /// (nothing of D-Bus but its value types). The bridge diffs two of these to know which
 /// PropertiesChanged and Seeked signals to send.

@@ -1,3 +1,7 @@
+import PlayerHostBase
+import PlayerHostLoop
+import PlayerHostModel
+
 /// What an MPRIS method call or property write asks the host to do: a pure mapping from the
 /// D-Bus request and the current properties to a command-center command of the Now Playing
 /// session (the path `command.send` takes), so a disabled command does nothing.

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Artwork resolution as pure state (SPEC §1 "Artwork"): what each track's artwork is resolved
 /// from, in which order, and which result may still be published. The I/O — the decoder helper,
 /// HTTP, the cache — is `Host/ArtworkResolver`, which carries out the actions returned here.
@@ -125,11 +127,6 @@ public struct ArtworkImage: Sendable, Hashable {
         self.height = height
         self.type = type
         self.from = from
-    }
-
-    public func toJSON() -> JSON {
-        ["url": .string(url), "width": .int(Int64(width)), "height": .int(Int64(height)),
-         "type": .string(type), "from": .string(from.rawValue)]
     }
 }
 

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Audio session category (≈ AVAudioSession.Category).
 public enum AudioCategory: String, Sendable, Hashable, CaseIterable {
     /// Non-mixable, the Now Playing category.
@@ -54,17 +56,4 @@ public struct AudioSession: Sendable, Hashable {
     /// Mixable sessions are never Now Playing.
     public var isMixable: Bool { category == .ambient || !options.isEmpty }
     public var isInterrupted: Bool { !interruptions.isEmpty }
-
-    /// `{category, options, active, mixable, interrupted, interruptedBy, backgroundAudio}`.
-    public func toJSON() -> JSON {
-        [
-            "category": .string(category.rawValue),
-            "options": .array(options.sorted().map { .string($0.rawValue) }),
-            "active": .bool(isActive),
-            "mixable": .bool(isMixable),
-            "interrupted": .bool(isInterrupted),
-            "interruptedBy": .array(interruptions.sorted().map { .string($0.name) }),
-            "backgroundAudio": .bool(backgroundAudio),
-        ]
-    }
 }

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// A session's own remote command center (≈ MPNowPlayingSession.remoteCommandCenter).
 public struct CommandCenter: Sendable, Hashable {
     public private(set) var commands: [RemoteCommandKind: RemoteCommand]
@@ -73,11 +75,6 @@ public struct CommandCenter: Sendable, Hashable {
     func command(holding token: Int) -> RemoteCommandKind? {
         RemoteCommandKind.allCases.first { k in self[k].targets.contains { $0.token == token } }
     }
-
-    /// An array of every command's JSON, in table order.
-    public func toJSON() -> JSON {
-        .array(RemoteCommandKind.allCases.map { self[$0].toJSON() })
-    }
 }
 
 /// A command event as handlers receive it: the command and its normalized payload.
@@ -92,13 +89,6 @@ public struct CommandEvent: Sendable, Hashable {
     public var interval: Double? { payload["interval"]?.doubleValue }
     public var position: Double? { payload["position"]?.doubleValue }
     public var rate: Double? { payload["rate"]?.doubleValue }
-
-    /// `{command, …payload}`, the params of a `command.handle` request.
-    public func toJSON() -> JSON {
-        var o = payload
-        o["command"] = .string(command.rawValue)
-        return .object(o)
-    }
 
     /// Validates and completes a sender's payload against the command's configuration.
     init(command: RemoteCommandKind, payload raw: [String: JSON], configuration c: CommandConfiguration) throws {

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// A call the host must make to an out-of-process command target.
 ///
 /// The host sends `toJSON()` as the params of a `command.handle` request to `client`, waits for
@@ -10,14 +12,6 @@ public struct ExternalInvocation: Sendable, Hashable {
     public let token: Int
     public let session: SessionID
     public let event: CommandEvent
-
-    /// `{session, token, command, …payload}`.
-    public func toJSON() -> JSON {
-        var o = event.toJSON().objectValue ?? [:]
-        o["session"] = .string(session)
-        o["token"] = .int(Int64(token))
-        return .object(o)
-    }
 }
 
 /// A command on its way through its targets, in order.
@@ -70,10 +64,4 @@ public struct CommandOutcome: Sendable, Hashable {
     public let statuses: [CommandStatus]
     /// Why the command failed before any target ran (a refused re-activation), if it did.
     public var reason: String? = nil
-
-    public func toJSON() -> JSON {
-        var out: [String: JSON] = ["session": .string(session), "command": .string(command.rawValue), "status": .string(status.name)]
-        if let reason { out["reason"] = .string(reason) }
-        return .object(out)
-    }
 }

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Why a session can or cannot become active (SPEC §1, Eligibility).
 ///
 /// All of: (1) a non-mixable category, (2) audio active and not interrupted, (3) at least one
@@ -61,10 +63,5 @@ public struct Eligibility: Sendable, Hashable {
                              fix: "command.bindDefaults \(id), or command.enable and command.addTarget"))
         }
         failures = f
-    }
-
-    /// `{eligible, reasons}`.
-    public func toJSON() -> JSON {
-        ["eligible": .bool(isEligible), "reasons": .array(reasons.map { .string($0) })]
     }
 }

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// `arbiter.explain` for one session: eligible or not and why, active or not and why,
 /// Now Playing or not and why.
 public struct SessionExplanation: Sendable, Hashable {
@@ -8,16 +10,6 @@ public struct SessionExplanation: Sendable, Hashable {
     public var activeReason: String
     public var isNowPlaying: Bool
     public var nowPlayingReason: String
-
-    /// `{session, app, eligible, reasons, isActive, activeReason, isNowPlaying, nowPlayingReason}`.
-    public func toJSON() -> JSON {
-        [
-            "session": .string(session), "app": .string(app),
-            "eligible": .bool(eligibility.isEligible), "reasons": .array(eligibility.reasons.map { .string($0) }),
-            "isActive": .bool(isActive), "activeReason": .string(activeReason),
-            "isNowPlaying": .bool(isNowPlaying), "nowPlayingReason": .string(nowPlayingReason),
-        ]
-    }
 }
 
 /// One fault `doctor` found, with the fix.
@@ -29,10 +21,6 @@ public struct Diagnostic: Sendable, Hashable {
     public var code: String
     public var message: String
     public var fix: String
-
-    public func toJSON() -> JSON {
-        ["severity": .string(severity.rawValue), "code": .string(code), "message": .string(message), "fix": .string(fix)]
-    }
 }
 
 extension NowPlayingModel {
@@ -43,17 +31,7 @@ extension NowPlayingModel {
         return m.orderedSessions.map { m.explanation(of: $0) }
     }
 
-    /// `arbiter.explain`: `{nowPlaying, sessions: [...]}` — every session in creation order, or
-    /// only `session` (O(1): the arbiter knows each app's active session without a scan).
-    public func explainJSON(session: SessionID? = nil, now: MonotonicInstant) throws -> JSON {
-        var m = self
-        m.settle(to: max(now, clock))
-        let list = try session.map { [m.explanation(of: try m.session($0))] } ?? m.orderedSessions.map { m.explanation(of: $0) }
-        return ["nowPlaying": m.nowPlayingSession.map { .string($0) } ?? .null,
-                "sessions": .array(list.map { $0.toJSON() })]
-    }
-
-    func explanation(of s: Session) -> SessionExplanation {
+    package func explanation(of s: Session) -> SessionExplanation {
         let e = Eligibility(s)
         let active = isActive(s.id)
         let app = apps[s.app]

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// What survives a restart: every session the host owns, read through the model's public API
 /// and brought back by replaying public operations (`createSession`, `load`, `seek`,
 /// `configureCommand`, …). It never touches the model's internals, so it holds whatever shape
@@ -192,7 +194,7 @@ extension HostSnapshot {
                 }
             }
             if !s.manualInfo.isEmpty {
-                r.step(id) { m, t in try m.setInfo(session: id, info: s.manualInfo.toJSON(), now: t) }
+                r.step(id) { m, t in try m.setInfo(session: id, values: s.manualInfo.values, now: t) }
             }
             if s.audioActive { r.step(id) { m, t in try m.activateAudio(session: id, now: t) } }
         }

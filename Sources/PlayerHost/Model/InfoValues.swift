@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// The kind of media, the `mediaType` key.
 public enum MediaType: String, Sendable, Hashable, CaseIterable {
     case none, audio, video
@@ -46,13 +48,6 @@ public struct Artwork: Sendable, Hashable {
             sources = []
         }
     }
-
-    public func toJSON() -> JSON {
-        var o: [String: JSON] = ["id": .string(id), "sources": .array(sources.map { .string($0) })]
-        if let width, let height { o["bounds"] = ["width": .double(width), "height": .double(height)] }
-        if let image { o["image"] = image.toJSON() }
-        return .object(o)
-    }
 }
 
 /// A time range on an item's media timeline, in seconds: `{start, end}` (used for ads).
@@ -82,8 +77,6 @@ public struct TimeRange: Sendable, Hashable {
         start = s
         end = e
     }
-
-    public func toJSON() -> JSON { ["start": .double(start), "end": .double(end)] }
 }
 
 /// One entry of `languageOptions` (≈ MPNowPlayingInfoLanguageOption).
@@ -118,12 +111,5 @@ public struct LanguageOption: Sendable, Hashable {
         }
         displayName = json["displayName"]?.stringValue
         identifier = json["identifier"]?.stringValue
-    }
-
-    public func toJSON() -> JSON {
-        var o: [String: JSON] = ["languageTag": .string(languageTag), "type": .string(kind.rawValue)]
-        if let displayName { o["displayName"] = .string(displayName) }
-        if let identifier { o["identifier"] = .string(identifier) }
-        return .object(o)
     }
 }

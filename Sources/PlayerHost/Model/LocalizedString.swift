@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// A string that may exist in several languages: `{"und": "Magnificent", "es": "Magnífico"}`.
 ///
 /// A plain string is stored under `und` (undetermined), which the WWDC22 notes recommend so that
@@ -50,11 +52,4 @@ public struct LocalizedString: Sendable, Hashable, ExpressibleByStringLiteral {
 
     /// True when only an `und` value exists, i.e. it was given as a plain string.
     public var isPlain: Bool { values.count == 1 && values["und"] != nil }
-
-    /// A plain string when only `und` exists; the language object otherwise.
-    /// With a `language`, always the resolved plain string.
-    public func toJSON(language: String? = nil) -> JSON {
-        if language != nil || isPlain { return .string(resolved(for: language)) }
-        return .object(values.mapValues { .string($0) })
-    }
 }

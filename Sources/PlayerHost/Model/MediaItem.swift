@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// One queue entry of a player: static metadata plus an optional media reference.
 ///
 /// `duration` drives the clock player's timeline (nil: plays until told otherwise, like a live
@@ -75,16 +77,6 @@ public struct MediaItem: Sendable, Hashable {
         var copy = self
         copy.duration = nil
         return copy
-    }
-
-    public func toJSON() -> JSON {
-        var o: [String: JSON] = [:]
-        if let title { o["title"] = .string(title) }
-        if let artist { o["artist"] = .string(artist) }
-        if let duration { o["duration"] = .double(duration) }
-        if let url { o["url"] = .string(url) }
-        if !info.isEmpty { o["info"] = info.toJSON() }
-        return .object(o)
     }
 }
 

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// The one error every model operation throws.
 ///
 /// `code` values are stable application codes; the JSON-RPC layer sends them unchanged as
@@ -21,21 +23,14 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(code.name) (\(code.rawValue)): \(message)" }
-
-    /// `{code, message, data?}` — a JSON-RPC error object body.
-    public func toJSON() -> JSON {
-        var o: [String: JSON] = ["code": .int(Int64(code.rawValue)), "message": .string(message)]
-        if let detail { o["data"] = detail }
-        return .object(o)
-    }
 }
 
 extension ModelError {
-    static func sessionNotFound(_ id: String) -> ModelError {
+    package static func sessionNotFound(_ id: String) -> ModelError {
         ModelError(.sessionNotFound, "no session '\(id)'", detail: ["session": .string(id)])
     }
 
-    static func invalid(_ message: String, _ detail: JSON? = nil) -> ModelError {
+    package static func invalid(_ message: String, _ detail: JSON? = nil) -> ModelError {
         ModelError(.invalidArgument, message, detail: detail)
     }
 
@@ -43,7 +38,7 @@ extension ModelError {
         ModelError(.invalidState, message, detail: detail)
     }
 
-    static func info(_ message: String, key: String? = nil) -> ModelError {
+    package static func info(_ message: String, key: String? = nil) -> ModelError {
         ModelError(.invalidInfo, message, detail: key.map { ["key": .string($0)] })
     }
 }

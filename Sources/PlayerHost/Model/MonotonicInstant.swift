@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// An instant on the host's monotonic clock, in nanoseconds since an arbitrary origin.
 ///
 /// The model never reads a clock: every operation whose outcome depends on time takes the
@@ -47,9 +49,6 @@ public struct MonotonicInstant: Comparable, Hashable, Sendable, CustomStringConv
     public static func < (lhs: MonotonicInstant, rhs: MonotonicInstant) -> Bool {
         lhs.nanoseconds < rhs.nanoseconds
     }
-
-    /// Seconds as a JSON number, the wire form of every timestamp.
-    public func toJSON() -> JSON { .double(seconds) }
 
     public var description: String { "\(seconds)s" }
 

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// The typed keys of now-playing info, named as on the wire.
 public enum InfoKey: String, Sendable, Hashable, CaseIterable, Comparable {
     case title, artist, albumTitle, albumArtist, genre, composer
@@ -64,21 +66,6 @@ public enum InfoValue: Sendable, Hashable {
         case .extra:
             guard let o = json.objectValue else { throw bad("an object") }
             self = .extra(o)
-        }
-    }
-
-    /// The wire form; localized strings resolve when a `language` is given.
-    public func toJSON(language: String? = nil) -> JSON {
-        switch self {
-        case .text(let s): return s.toJSON(language: language)
-        case .integer(let i): return .int(Int64(i))
-        case .number(let d): return .double(d)
-        case .flag(let b): return .bool(b)
-        case .mediaType(let m): return .string(m.rawValue)
-        case .artwork(let a): return a.toJSON()
-        case .timeRanges(let r): return .array(r.map { $0.toJSON() })
-        case .languageOptions(let l): return .array(l.map { $0.toJSON() })
-        case .extra(let o): return .object(o)
         }
     }
 }
@@ -177,10 +164,5 @@ public struct NowPlayingInfo: Sendable, Hashable {
     public var isLiveStream: Bool {
         if case .flag(let b)? = values[.isLiveStream] { return b }
         return false
-    }
-
-    /// The wire object; localized strings resolve when a `language` is given.
-    public func toJSON(language: String? = nil) -> JSON {
-        .object(Dictionary(uniqueKeysWithValues: values.map { ($0.key.rawValue, $0.value.toJSON(language: language)) }))
     }
 }

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Command centers: `command.enable/configure/addTarget/removeTarget/bindDefaults/send`.
 extension NowPlayingModel {
     /// `command.enable`.

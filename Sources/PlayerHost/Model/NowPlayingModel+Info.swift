@@ -1,18 +1,7 @@
+import PlayerHostBase
+
 /// Info: `info.get/set/update`, `nowPlaying.get`, and the publishing mode.
 extension NowPlayingModel {
-    /// `info.get`: `{session, info, playbackState, timestamp}` with `elapsed` inferred for
-    /// `now` and strings resolved for `language` when given.
-    public func infoJSON(session id: SessionID, language: String? = nil, now: MonotonicInstant) throws -> JSON {
-        var m = self
-        let t = max(now, clock)
-        m.settle(to: t)
-        return m.snapshot(of: try m.session(id), at: t).toJSON(language: language)
-    }
-
-    /// `nowPlaying.get`: the snapshot's JSON, or `null` when nothing is Now Playing.
-    public func nowPlayingJSON(language: String? = nil, now: MonotonicInstant) -> JSON {
-        nowPlaying(at: now)?.toJSON(language: language) ?? .null
-    }
 
     /// `info.set`: replaces the session's info (`null` values are simply absent). While
     /// publishing automatically, writes to automatic keys are refused (`automaticKey`).
@@ -20,11 +9,20 @@ extension NowPlayingModel {
         try perform(now) { m, t in
             let s = try m.session(id)
             let patch = try InfoPatch(json: json)
-            try m.refuseAutomaticKeys(s, Set(patch.set.keys))
-            m.sessions[id]!.manualInfo = NowPlayingInfo(patch.set)
-            m.sessions[id]!.manualTimestamp = t
-            return m.publishedInfo(m.sessions[id]!)
+            return try m.replaceInfo(s, with: patch.set, now: t)
         }
+    }
+
+    /// `setInfo` with values already validated: a state snapshot's restore.
+    package mutating func setInfo(session id: SessionID, values: [InfoKey: InfoValue], now: MonotonicInstant) throws -> ModelResult<PublishedInfo> {
+        try perform(now) { m, t in try m.replaceInfo(try m.session(id), with: values, now: t) }
+    }
+
+    private mutating func replaceInfo(_ s: Session, with values: [InfoKey: InfoValue], now t: MonotonicInstant) throws -> PublishedInfo {
+        try refuseAutomaticKeys(s, Set(values.keys))
+        sessions[s.id]!.manualInfo = NowPlayingInfo(values)
+        sessions[s.id]!.manualTimestamp = t
+        return publishedInfo(sessions[s.id]!)
     }
 
     /// `info.update`: merges the given keys, keeps the rest, `null` removes a key. The timestamp

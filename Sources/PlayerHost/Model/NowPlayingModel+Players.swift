@@ -1,7 +1,9 @@
+import PlayerHostBase
+
 /// Players: `player.load/play/pause/stop/seek/setRate/next/previous` and modes. `player` is
 /// the index of the player in its session (default 0). Positions are media time.
 extension NowPlayingModel {
-    func playerID(_ session: SessionID, _ index: Int) throws -> PlayerID {
+    package func playerID(_ session: SessionID, _ index: Int) throws -> PlayerID {
         let s = try self.session(session)
         guard s.playerIDs.indices.contains(index) else {
             throw ModelError(.playerNotFound, "session '\(session)' has no player \(index) (it has \(s.playerIDs.count))",
@@ -99,29 +101,6 @@ extension NowPlayingModel {
         }
     }
 
-    /// A player as JSON with `elapsed` inferred for `now` (`player.*` results).
-    public func playerJSON(session: SessionID, player: Int = 0, now: MonotonicInstant) throws -> JSON {
-        var m = self
-        let t = max(now, clock)
-        m.settle(to: t)
-        return m.players[try m.playerID(session, player)]!.toJSON(now: t)
-    }
-
     /// The most items one `player.queue` page holds.
     public static let queuePageLimit = 500
-
-    /// `player.queue`: `{session, player, offset, count, items}` — up to `limit` items of the
-    /// queue in play order from `offset` (`count` is the whole queue's length).
-    public func queueJSON(session: SessionID, player: Int = 0, offset: Int = 0, limit: Int = 100) throws -> JSON {
-        guard offset >= 0 else { throw ModelError.invalid("offset must be >= 0", ["field": "offset"]) }
-        guard (1...Self.queuePageLimit).contains(limit) else {
-            throw ModelError.invalid("limit must be 1–\(Self.queuePageLimit)", ["field": "limit"])
-        }
-        let t = try players[playerID(session, player)]!.timeline
-        // `offset` comes from a client: past the end it is an empty page, never an overflow.
-        let end = offset >= t.order.count ? offset : min(t.order.count, offset + limit)
-        let page = offset < end ? t.order[offset..<end].map { t.items[$0].toJSON() } : []
-        return ["session": .string(session), "player": .int(Int64(player)), "offset": .int(Int64(offset)),
-                "count": .int(Int64(t.items.count)), "items": .array(page)]
-    }
 }

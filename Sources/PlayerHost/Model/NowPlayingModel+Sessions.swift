@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Apps and sessions: `host.hello`, disconnects, `session.create/list/get/close/becomeActiveIfPossible`.
 extension NowPlayingModel {
     // MARK: Apps
@@ -133,7 +135,7 @@ extension NowPlayingModel {
 
     /// Apps may only close or configure their own sessions; the host and non-app connections
     /// (scripts, `npctl`: they act for the person at the machine, like the host) may act on any.
-    func requireOwner(_ s: Session, _ caller: Caller) throws {
+    package func requireOwner(_ s: Session, _ caller: Caller) throws {
         let app = try appFor(caller)
         guard app == Self.hostApp || app == s.app else {
             throw ModelError(.notOwner, "session '\(s.id)' belongs to app '\(s.app)'; only it may configure the session",
@@ -271,45 +273,6 @@ extension NowPlayingModel {
 
     /// Whether the session is its app's active session (as last reconciled).
     public func isActive(_ id: SessionID) -> Bool { arbiter.isActive(id) }
-
-    /// `session.list`: `[{id, kind, app, isActive, canBecomeActive, playbackState, isNowPlaying}]`.
-    public func sessionListJSON() -> JSON {
-        .array(orderedSessions.map { s in
-            [
-                "id": .string(s.id), "kind": .string(s.kind.description), "app": .string(s.app),
-                "isActive": .bool(isActive(s.id)), "canBecomeActive": .bool(Eligibility(s).isEligible),
-                "playbackState": .string(publishedInfo(s).playbackState.rawValue),
-                "isNowPlaying": .bool(nowPlayingSession == s.id),
-            ]
-        })
-    }
-
-    /// `session.get`: the full session with players, commands, audio, info and eligibility;
-    /// elapsed values are inferred for `now`.
-    public func sessionJSON(_ id: SessionID, now: MonotonicInstant) throws -> JSON {
-        var m = self
-        let t = max(now, clock)
-        m.settle(to: t)
-        let s = try m.session(id)
-        let e = Eligibility(s)
-        let published = m.publishedInfo(s)
-        return [
-            "id": .string(s.id), "kind": .string(s.kind.description), "app": .string(s.app),
-            "players": .array(m.players(of: s).map { $0.toJSON(now: t) }),
-            "commands": s.commandCenter.toJSON(),
-            "audio": s.audio.toJSON(),
-            "info": m.snapshot(of: s, at: t).info.toJSON(),
-            "playbackState": .string(published.playbackState.rawValue),
-            "timestamp": t.toJSON(),
-            "automaticallyPublishes": .bool(s.automaticallyPublishes),
-            "driver": .string(s.driver.rawValue),
-            "backgroundAudio": .bool(s.audio.backgroundAudio),
-            "isActive": .bool(m.isActive(id)),
-            "canBecomeActive": .bool(e.isEligible),
-            "isNowPlaying": .bool(m.nowPlayingSession == id),
-            "eligibility": e.toJSON(),
-        ]
-    }
 }
 
 extension NowPlayingModel {

@@ -197,7 +197,7 @@ public struct NowPlayingModel: Sendable, Equatable {
     /// repeating item is not iterated one repetition at a time: whole periods are skipped from
     /// the clock, so a 1 µs item on repeat costs one step per call, not one per microsecond.
     @discardableResult
-    mutating func settle(to t: MonotonicInstant) -> Bool {
+    package mutating func settle(to t: MonotonicInstant) -> Bool {
         var sameInstant: [PlayerID: (MonotonicInstant, Int)] = [:]
         var handled = false
         for _ in 0..<100_000 {

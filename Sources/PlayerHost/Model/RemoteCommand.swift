@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Every remote command of SPEC's table, with its wire name.
 public enum RemoteCommandKind: String, Sendable, Hashable, CaseIterable, Comparable {
     case play, pause, stop, togglePlayPause, nextTrack, previousTrack
@@ -134,18 +136,6 @@ public struct CommandConfiguration: Sendable, Hashable {
         }
         return c
     }
-
-    func toJSON(for kind: RemoteCommandKind) -> [String: JSON] {
-        switch kind {
-        case .skipForward, .skipBackward: return ["preferredIntervals": .array(preferredIntervals.map { .double($0) })]
-        case .changePlaybackRate: return ["supportedPlaybackRates": .array(supportedPlaybackRates.map { .double($0) })]
-        case .changeRepeatMode: return ["currentRepeatType": .string(currentRepeatType.rawValue)]
-        case .changeShuffleMode: return ["currentShuffleType": .string(currentShuffleType.rawValue)]
-        case .rating: return ["minimumRating": .double(minimumRating), "maximumRating": .double(maximumRating)]
-        case .like, .dislike, .bookmark: return ["isActive": .bool(isActive), "localizedTitle": .string(localizedTitle)]
-        default: return [:]
-        }
-    }
 }
 
 /// Who handles a command when it is sent.
@@ -160,15 +150,6 @@ public enum CommandHandler: Sendable, Hashable {
 public struct CommandTarget: Sendable, Hashable {
     public let token: Int
     public let handler: CommandHandler
-
-    public func toJSON() -> JSON {
-        switch handler {
-        case .players(let p):
-            return ["token": .int(Int64(token)), "kind": "builtin", "players": .array(p.map { .int(Int64($0)) })]
-        case .external(let c):
-            return ["token": .int(Int64(token)), "kind": "external", "client": .int(Int64(bitPattern: c))]
-        }
-    }
 }
 
 /// One command of a session's command center (≈ MPRemoteCommand).
@@ -183,14 +164,4 @@ public struct RemoteCommand: Sendable, Hashable {
 
     /// Enabled and targeted: what eligibility and remote UIs count.
     public var isAvailable: Bool { isEnabled && !targets.isEmpty }
-
-    /// `{command, isEnabled, isAvailable, targets, …configuration}`.
-    public func toJSON() -> JSON {
-        var o = configuration.toJSON(for: kind)
-        o["command"] = .string(kind.rawValue)
-        o["isEnabled"] = .bool(isEnabled)
-        o["isAvailable"] = .bool(isAvailable)
-        o["targets"] = .array(targets.map { $0.toJSON() })
-        return .object(o)
-    }
 }

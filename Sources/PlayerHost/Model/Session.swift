@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// What kind of session: the built-in compositions or a plugin's own kind.
 public enum SessionKind: Sendable, Hashable, CustomStringConvertible {
     case main, pip, multiview
@@ -48,12 +50,6 @@ public struct App: Sendable, Hashable {
     /// Logical time it last took the Now Playing slot.
     public internal(set) var lastHeldSlot: UInt64?
     let order: UInt64
-
-    public func toJSON() -> JSON {
-        var o: [String: JSON] = ["id": .string(id), "name": .string(name)]
-        if let client { o["client"] = .int(Int64(bitPattern: client)) }
-        return .object(o)
-    }
 }
 
 /// A player known to the host; it belongs to at most one session.
@@ -63,31 +59,6 @@ public struct Player: Sendable, Hashable {
     public internal(set) var timeline = PlayerTimeline()
     /// Created by `session.create` (dies with it) rather than adopted (detached on close).
     let ownedBySession: Bool
-
-    /// `{id, session, status, rate, defaultRate, elapsed, duration, timestamp, queueCount,
-    /// currentItem, …}` with `elapsed` inferred for `now`. Never the whole queue: replies and
-    /// events stay small however long it is (`player.queue` pages through it).
-    public func toJSON(now: MonotonicInstant) -> JSON {
-        let t = timeline
-        var o: [String: JSON] = [
-            "id": .string(id),
-            "status": .string(t.status.rawValue),
-            "rate": .double(t.rate),
-            "defaultRate": .double(t.defaultRate),
-            "elapsed": .double(t.elapsed(at: now)),
-            "timestamp": now.toJSON(),
-            "playbackState": .string(playbackState.rawValue),
-            "repeatMode": .string(t.repeatMode.rawValue),
-            "shuffleMode": .string(t.shuffleMode.rawValue),
-            "queueCount": .int(Int64(t.items.count)),
-        ]
-        o["session"] = session.map { .string($0) } ?? .null
-        if let d = t.duration { o["duration"] = .double(d) }
-        if let p = t.position { o["queueIndex"] = .int(Int64(p)) }
-        if let i = t.currentIndex { o["itemIndex"] = .int(Int64(i)) }
-        if let item = t.currentItem { o["currentItem"] = item.toJSON() }
-        return .object(o)
-    }
 
     /// The player's own state (interruption is a session matter).
     public var playbackState: PlaybackState {
@@ -124,12 +95,6 @@ public struct PublishedInfo: Sendable, Hashable {
     public var playbackState: PlaybackState
     /// The instant `elapsed` and `rate` held; readers infer `elapsed + rate × (now − timestamp)`.
     public var timestamp: MonotonicInstant
-
-    /// `{info, playbackState, timestamp}`.
-    public func toJSON(language: String? = nil) -> JSON {
-        ["info": info.toJSON(language: language), "playbackState": .string(playbackState.rawValue),
-         "timestamp": timestamp.toJSON()]
-    }
 }
 
 /// `nowPlaying.get`: the Now Playing session's info with `elapsed` computed for `timestamp`.
@@ -139,10 +104,11 @@ public struct NowPlayingSnapshot: Sendable, Hashable {
     public var playbackState: PlaybackState
     public var timestamp: MonotonicInstant
 
-    /// `{session, info, playbackState, timestamp}`, strings resolved for `language` if given.
-    public func toJSON(language: String? = nil) -> JSON {
-        ["session": .string(session), "info": info.toJSON(language: language),
-         "playbackState": .string(playbackState.rawValue), "timestamp": timestamp.toJSON()]
+    package init(session: SessionID, info: NowPlayingInfo, playbackState: PlaybackState, timestamp: MonotonicInstant) {
+        self.session = session
+        self.info = info
+        self.playbackState = playbackState
+        self.timestamp = timestamp
     }
 }
 
@@ -150,10 +116,4 @@ public struct NowPlayingSnapshot: Sendable, Hashable {
 public struct BecomeActiveResult: Sendable, Hashable {
     public var active: Bool
     public var reason: String?
-
-    public func toJSON() -> JSON {
-        var o: [String: JSON] = ["active": .bool(active)]
-        if let reason { o["reason"] = .string(reason) }
-        return .object(o)
-    }
 }

@@ -1,4 +1,8 @@
 import Glibc
+import PlayerHostBase
+import PlayerHostLoop
+import PlayerHostModel
+import PlayerHostRPC
 
 /// A plugin's handle on the host: one JSON-RPC connection (a socketpair in-process, the control
 /// socket out-of-process) with the conveniences plugins need. The host's requests to the plugin
@@ -23,7 +27,7 @@ public final class PluginContext {
     var onClosed: (() -> Void)?
     public private(set) var isClosed = false
 
-    init(loop: EventLoop, name: String, stream: PipeStream) {
+    package init(loop: EventLoop, name: String, stream: PipeStream) {
         self.loop = loop
         self.name = name
         self.stream = stream
@@ -39,7 +43,7 @@ public final class PluginContext {
     /// The stream's callbacks hold the context strongly; the stream drops them in its close
     /// callback, so the context lives as long as anything can still call into it. A write failure
     /// arrives on a later loop turn, so no caller finds the context closed inside its own call.
-    func start() throws(LoopError) {
+    package func start() throws(LoopError) {
         let loop = self.loop
         rpc.scheduler = { work in loop.onNextTurn(work) }
         rpc.onOutput = { [weak self] in self?.flush() }
@@ -123,7 +127,7 @@ public final class PluginContext {
     }
 
     /// How `openApp` connects (set by the host for in-process plugins).
-    var connector: ((String) -> Result<PluginContext, RPCError>)?
+    package var connector: ((String) -> Result<PluginContext, RPCError>)?
 
     /// Opens another connection to the host and introduces it as the app `name` (`host.hello`):
     /// for a plugin that brings several apps into the model (the MPRIS importer: one per desktop

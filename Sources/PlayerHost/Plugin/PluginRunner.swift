@@ -1,4 +1,7 @@
 import Glibc
+import PlayerHostClient
+import PlayerHostLoop
+import PlayerHostModel
 
 /// Runs a `SessionPlugin` as its own process: connects to the daemon's control socket, says
 /// `host.hello`, attaches the plugin, and when the daemon goes away (restart, upgrade) detaches

@@ -1,3 +1,5 @@
+import PlayerHostConfig
+
 /// A session plugin: code that creates sessions, loads their players, handles their commands and
 /// publishes their info — through the same protocol every client uses, so the same plugin runs
 /// compiled into the daemon (`Sources/Plugins`) or as its own process (`PluginRunner`).

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// A strict RFC 8259 JSON parser for untrusted input.
 ///
 /// Accepts exactly one JSON value, optionally surrounded by JSON whitespace (space, tab, CR, LF),

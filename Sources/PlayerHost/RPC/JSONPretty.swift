@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Indented JSON for people (npctl's output); the wire always uses the compact writer.
 public enum JSONPretty {
     public static func format(_ value: JSON, indent: String = "  ") -> String {

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Exact powers of ten that a `Double` holds without rounding (5^22 < 2^53), for the fast path.
 private let exactPowersOfTen: [Double] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Compact, deterministic JSON serialization.
 ///
 /// Output has no insignificant whitespace and object keys sorted byte-wise by their UTF-8, so the

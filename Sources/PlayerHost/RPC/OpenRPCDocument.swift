@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Builds the OpenRPC document `rpc.discover` returns, from the method table itself.
 public enum OpenRPCDocument {
     public static func make(table: MethodTable, title: String, version: String) -> JSON {

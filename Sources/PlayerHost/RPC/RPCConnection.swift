@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// The protocol state of one connection, with no socket in it: bytes go in through `receive`,
 /// reply bytes accumulate in `output`, and the transport writes them out when `receive` returns or
 /// when `onOutput` asks. It frames lines, decodes JSON-RPC 2.0 (single, batch, notification),
@@ -51,7 +53,7 @@ public final class RPCConnection {
     public var repliesInRequestOrder = true
     /// The host end of an in-process plugin's socketpair: served like any client, but not a
     /// client in the counts (`host.stats`, the connection cap), which describe the socket.
-    public internal(set) var isInternal = false
+    public package(set) var isInternal = false
 
     public init(id: Int, dispatcher: RPCDispatcher) {
         self.id = id

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Validates JSON-RPC 2.0 request objects and runs their methods. Shared by every connection of a
 /// server; it holds the method table, the limits and the counters `host.stats` reports.
 public final class RPCDispatcher {
@@ -12,7 +14,7 @@ public final class RPCDispatcher {
     public var table: MethodTable
     /// The limits in effect; a configuration reload may change the fairness knobs and the output
     /// budget (connections read them as they go).
-    public internal(set) var limits: RPCLimits
+    public package(set) var limits: RPCLimits
     /// Requests (and notifications) from clients that reached a method handler (in-process
     /// plugins' own calls are not counted).
     public internal(set) var requestsServed = 0

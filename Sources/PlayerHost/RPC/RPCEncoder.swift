@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// Writes JSON-RPC 2.0 envelopes straight into a byte buffer (no intermediate `JSON` objects for
 /// the envelope itself; the hot path is a ping).
 public enum RPCEncoder {

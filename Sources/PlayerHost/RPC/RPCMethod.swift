@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// The JSON Schema type of a parameter or result, as `rpc.discover` reports it.
 public enum RPCType: String, Sendable {
     case string, number, integer, boolean, object, array, any, null
@@ -55,7 +57,7 @@ public final class RPCPromise {
         }
     }
 
-    func onComplete(_ body: @escaping (Result<JSON, RPCError>) -> Void) {
+    package func onComplete(_ body: @escaping (Result<JSON, RPCError>) -> Void) {
         if let early {
             self.early = nil
             body(early)

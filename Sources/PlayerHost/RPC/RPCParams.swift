@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// A request's by-name parameters, with typed accessors whose errors name the parameter.
 public struct RPCParams: Sendable {
     public let values: [String: JSON]

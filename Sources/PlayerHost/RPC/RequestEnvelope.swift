@@ -1,4 +1,5 @@
 import Glibc
+import PlayerHostBase
 
 /// The members of a request object the dispatcher reads. `nil` means the member is absent.
 struct RequestEnvelope: Equatable {

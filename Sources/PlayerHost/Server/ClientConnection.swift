@@ -1,4 +1,6 @@
 import Logging
+import PlayerHostLoop
+import PlayerHostRPC
 
 /// One accepted client: its stream and its protocol state, joined.
 ///

@@ -1,5 +1,9 @@
 import Glibc
 import Logging
+import PlayerHostBase
+import PlayerHostClient
+import PlayerHostLoop
+import PlayerHostRPC
 
 /// The listening control socket and its connections. It owns the socket file: created with mode
 /// 0600 (the umask is set before bind, never a chmod after), removed on `stopAccepting`.
@@ -183,7 +187,7 @@ public final class ControlServer {
     /// in flight; among them the one holding most, then the one stalled longest. Each goes on
     /// the next loop turn (`closeSoon`), but its bytes leave the total at once, so no more are
     /// cut than needed. A scan of the clients, only when over the budget: rare, and it ends over.
-    func enforceOutputBudget() {
+    package func enforceOutputBudget() {
         let budget = dispatcher.limits.maxTotalOutputBytes
         guard queuedOutputBytes > budget, !enforcing else { return }
         enforcing = true

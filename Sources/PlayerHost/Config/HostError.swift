@@ -1,3 +1,6 @@
+import PlayerHostLoop
+import PlayerHostServer
+
 /// Why the host could not start or had to stop. One clear line each.
 public enum HostError: Error, CustomStringConvertible {
     case server(ServerError)

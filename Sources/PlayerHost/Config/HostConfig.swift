@@ -1,4 +1,7 @@
 import Glibc
+import PlayerHostBase
+import PlayerHostModel
+import PlayerHostRPC
 import TOMLKit
 
 // Adding a configuration key: add the property and its `CodingKeys` case as usual, and one line
@@ -241,7 +244,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
     }
 
     /// The keys `rpcLimits(over:)` reads, with their values (for reload summaries).
-    var limitKeys: [(String, Int?)] {
+    package var limitKeys: [(String, Int?)] {
         [("max_total_output_mb", maxTotalOutputMB), ("requests_per_turn", requestsPerTurn),
          ("output_high_water_kb", outputHighWaterKB), ("max_stall_ms", maxStallMilliseconds),
          ("max_subscriptions_per_client", maxSubscriptionsPerClient)]
