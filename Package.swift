@@ -87,6 +87,7 @@ let package = Package(
             dependencies: [
                 "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostLoop", "PlayerHostServer",
                 .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/PlayerHost/Config"
         ),
@@ -104,6 +105,7 @@ let package = Package(
                 "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostLoop", "PlayerHostClient",
                 "PlayerHostServer", "PlayerHostMPRIS", "PlayerHostConfig", "PlayerHostPlugin",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             path: "Sources/PlayerHost/Host"
         ),

@@ -128,6 +128,7 @@ provided_resp = c.line()
 examples["docs.hello"] = (json.dumps({"jsonrpc": "2.0", "method": "docs.hello", "params": {"who": "world"}, "id": 98}), provided_resp)
 ex("session.close", {"session": "pip"})
 ex("host.stats")
+ex("host.doctor")
 discover = ex("rpc.discover")["result"]
 _, shutdown_resp = Conn().call("host.shutdown")
 examples["host.shutdown"] = ('{"jsonrpc":"2.0","method":"host.shutdown","id":1}', shutdown_resp)

@@ -6,7 +6,9 @@ import PlayerHostRPC
 /// `npctl doctor [ID]`: the seeds' diagnostic tree, readable. For each session: can it become
 /// active, is it active, is it Now Playing and why; its audio session; every command's
 /// enabled/targets; which info keys are present; and each fault with its fix.
-/// It is a report, so faults do not fail it (exit 0); an unknown session does (exit 1).
+/// The host's own faults (`host.doctor`: the state file) come first. It is a report, so faults
+/// do not fail it (exit 0); an unknown session does (exit 1). `--json` prints `arbiter.doctor`'s
+/// per-session array as it is; `npctl call host.doctor` gives the host's faults as JSON.
 struct Doctor: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
@@ -38,6 +40,14 @@ struct Doctor: ParsableCommand {
                 if let id = s["id"]?.stringValue { kinds[id] = s["kind"]?.stringValue }
             }
             print("Now Playing: \(explain["nowPlaying"]?.stringValue ?? "nothing")")
+            // The host's own faults (the state file); a daemon without host.doctor has none to say.
+            let hostFaults = (try? remote.call("host.doctor"))?.arrayValue ?? []
+            if hostFaults.isEmpty {
+                print("host: ✓ no faults")
+            } else {
+                print("host faults:")
+                for line in Self.faultLines(hostFaults) { print("  " + line) }
+            }
             let sessions = report.arrayValue ?? []
             if sessions.isEmpty { print("no sessions") }
             for s in sessions {
@@ -68,12 +78,19 @@ struct Doctor: ParsableCommand {
             out.append("  ✓ no faults")
         } else {
             out.append("  faults:")
-            for f in faults {
-                let severity = f["severity"]?.stringValue ?? "error"
-                let sign = severity == "error" ? "✗" : severity == "warning" ? "!" : "i"
-                out.append("    \(sign) \(severity): \(f["message"]?.stringValue ?? "?")")
-                if let fix = f["fix"]?.stringValue { out.append("        fix: \(fix)") }
-            }
+            out += faultLines(faults).map { "    " + $0 }
+        }
+        return out
+    }
+
+    /// `✗ error: message` and its `fix:` line, per fault.
+    static func faultLines(_ faults: [JSON]) -> [String] {
+        var out: [String] = []
+        for f in faults {
+            let severity = f["severity"]?.stringValue ?? "error"
+            let sign = severity == "error" ? "✗" : severity == "warning" ? "!" : "i"
+            out.append("\(sign) \(severity): \(f["message"]?.stringValue ?? "?")")
+            if let fix = f["fix"]?.stringValue { out.append("    fix: \(fix)") }
         }
         return out
     }

@@ -34,8 +34,8 @@ struct Playerhostd: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Check a configuration file and exit: 0 if it is valid, 1 with the problem on stderr.", valueName: "file"))
     var checkConfig: String?
 
-    @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel: String = "info"
+    @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical (default: the config's log_level, else info). Given here, it wins over the config's, also on reload.")
+    var logLevel: String?
 
     @Option(name: .long, help: "Most simultaneous client connections.")
     var maxConnections: Int = RPCLimits().maxConnections
@@ -50,7 +50,7 @@ struct Playerhostd: ParsableCommand {
     var readyFd: Int32?
 
     func validate() throws {
-        guard Logger.Level(rawValue: logLevel) != nil else {
+        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("unknown log level '\(logLevel)'")
         }
         guard maxConnections > 0, maxLineBytes >= 1024 else {
@@ -81,7 +81,7 @@ struct Playerhostd: ParsableCommand {
         if printConfig {
             var effective = configFile
             effective.socket = path
-            effective.logLevel = logLevel
+            effective.logLevel = (logLevel.flatMap(Logger.Level.init(rawValue:)) ?? configFile.effectiveLogLevel).rawValue
             print(effective.tomlString(), terminator: "")
             return
         }
@@ -89,12 +89,12 @@ struct Playerhostd: ParsableCommand {
             let code = DaemonLauncher.launch(socketPath: path, arguments: Array(CommandLine.arguments.dropFirst()))
             throw ExitCode(code)
         }
-        let level = Logger.Level(rawValue: logLevel)!
-        LoggingSystem.bootstrap { label in
-            var h = StreamLogHandler.standardError(label: label)
-            h.logLevel = level
-            return h
-        }
+        // As systemd daemons do: the command line wins over the config file, at start and on
+        // every reload; without --log-level the config's log_level applies, and a reload
+        // changes it at once.
+        let commandLineLevel = logLevel.flatMap(Logger.Level.init(rawValue:))
+        let levels = LogLevelSwitch(commandLineLevel ?? configFile.effectiveLogLevel)
+        LoggingSystem.bootstrap { label in SwitchableLogHandler(label: label, level: levels) }
         let logger = Logger(label: "playerhostd")
         var options = HostOptions(socketPath: path, socketIsDefault: socket == nil && configFile.socket == nil && env["PLAYERHOST_SOCKET"] == nil)
         options.limits.maxConnections = maxConnections
@@ -109,6 +109,15 @@ struct Playerhostd: ParsableCommand {
         do {
             let host = try HostDaemon(options: options, logger: logger)
             host.plugins = BuiltinPlugins.all(config: configFile)
+            host.applyLogLevel = { level in
+                if let commandLineLevel {
+                    if level != commandLineLevel {
+                        logger.notice("log_level \(level) in the configuration is not applied: --log-level \(commandLineLevel) on the command line wins")
+                    }
+                } else {
+                    levels.level = level
+                }
+            }
             try host.run()
         } catch {
             FileHandleStderr.write("playerhostd: \(error)\n")

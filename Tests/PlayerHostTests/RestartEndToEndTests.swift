@@ -68,6 +68,7 @@ import Testing
         #expect(try d.start())
         let s = try d.client().call("session.get", ["session": "keep"])
         expectKeep(s, position: 42, tolerance: 0.05)
+        #expect(try d.client().call("host.doctor").arrayValue?.isEmpty == true)
     }
 
     @Test func aPlayingSessionComesBackPausedAtTheStopPosition() throws {
@@ -120,6 +121,10 @@ import Testing
         #expect(try runShell("ls '\(d.directory)/state' | grep -c '^state.json.corrupt-'").output == "1\n")
         #expect(d.stderrText.contains("starting without saved sessions, moved it to"))
         #expect(try c.call("host.stats")["state"]?["loaded"]?.stringValue?.hasPrefix("set aside") == true)
+        // host.doctor names where the file went.
+        let fault = try c.call("host.doctor").arrayValue?.first
+        #expect(fault?["code"] == "stateSetAside")
+        #expect(fault?["path"]?.stringValue?.hasPrefix(path + ".corrupt-") == true, "\(String(describing: fault))")
     }
 
     @Test func killNineDuringABurstLeavesAFileThatParses() throws {
@@ -168,6 +173,15 @@ import Testing
         }
         #expect(fault?.contains("Not a directory") == true, "\(fault ?? "no fault")")
         #expect(try c.call("host.ping") == "pong")
+        // npctl doctor lists it as a host fault with the file's path and the reason.
+        let state = d.directory + "/file/state/state.json"
+        let doctor = try runShell("'\(DaemonHarness.npctl)' doctor --socket '\(d.socketPath)' 2>&1; echo \"exit=$?\"")
+        #expect(doctor.output.contains("host faults:"), "\(doctor.output)")
+        #expect(doctor.output.contains("✗ error: the state file \(state) cannot be written: mkdir"), "\(doctor.output)")
+        #expect(doctor.output.contains("Not a directory") && doctor.output.contains("exit=0"), "\(doctor.output)")
+        let faults = try c.call("host.doctor").arrayValue ?? []
+        #expect(faults.compactMap { $0["code"]?.stringValue } == ["stateNotWritten"], "\(faults)")
+        #expect(faults.first?["path"]?.stringValue == state)
         // The next change tries again.
         try c.call("session.create", ["id": "y", "kind": "main"])
         #expect(try c.call("session.list").arrayValue?.count == 2)

@@ -122,6 +122,44 @@ import Testing
         #expect(try rig.file().sessions.map(\.id) == ["b", "a"])
     }
 
+    /// Closes are dropped from the kept pieces in one pass at the next write; the file keeps the
+    /// model's order, with a closed id made again at its new place.
+    @Test func manyClosesAndARecreationKeepTheModelsOrder() throws {
+        let rig = try Rig()
+        defer { rig.close() }
+        for i in 0..<30 { rig.publish(try rig.model.makeEligible("s\(i)")) }
+        try rig.write()
+        for i in [0, 4, 5, 17, 29] { rig.publish(try rig.model.closeSession("s\(i)", now: at(1)).events) }
+        rig.publish(try rig.model.makeEligible("s4", now: at(1)))
+        rig.publish(try rig.model.makeEligible("new", now: at(1)))
+        rig.publish(try rig.model.seek(session: "s9", to: 5, now: at(1)).events)
+        try rig.write()
+        let snap = try rig.file()
+        #expect(snap.sessions.map(\.id) == rig.model.orderedSessions.map(\.id))
+        #expect(snap.sessions.suffix(2).map(\.id) == ["s4", "new"])
+        #expect(snap == HostSnapshot(of: rig.model, now: at(1), configSessions: []), "the same file as a full capture")
+        // The two made, the one sought, and whichever session the closes made Now Playing.
+        #expect(rig.store.captures <= 30 + 4)
+    }
+
+    /// The writer joins the pieces through a bounded buffer: pieces larger than it, and many
+    /// small ones, land in the file whole and in order.
+    @Test func piecesLargerAndSmallerThanTheBufferAreWrittenInOrder() throws {
+        let dir = DaemonHarness.makeTempDirectory()
+        defer { _ = try? runShell("rm -rf '\(dir)'") }
+        let big = [UInt8](repeating: UInt8(ascii: "b"), count: (5 << 20) / 2)
+        var chunks: [[UInt8]] = [Array("head".utf8), big]
+        for i in 0..<3000 { chunks.append(Array("\(i),".utf8)) }
+        chunks.append([UInt8](repeating: UInt8(ascii: "m"), count: (1 << 20) - 1))
+        chunks.append(Array("tail".utf8))
+        #expect(StateStore.writeAtomically(chunks, directory: dir, name: "f") == nil)
+        guard case .success(let bytes) = StateStore.readFile(dir + "/f") else {
+            Issue.record("no file")
+            return
+        }
+        #expect(bytes == chunks.flatMap { $0 })
+    }
+
     @Test func theWriteRunsOffTheLoopAndAChangeMeanwhileWritesOnceMore() throws {
         let rig = try Rig()
         defer { rig.close() }

@@ -2,6 +2,7 @@ import Glibc
 import PlayerHostBase
 import PlayerHostModel
 import PlayerHostRPC
+import Logging
 import TOMLKit
 
 // Adding a configuration key: add the property and its `CodingKeys` case as usual, and one line
@@ -163,6 +164,11 @@ public struct HostConfig: Codable, Sendable, Equatable {
         mpv = try c.decodeIfPresent(MPVConfig.self, forKey: .mpv)
     }
 
+    /// The level `log_level` names, else `info`.
+    public var effectiveLogLevel: Logger.Level {
+        logLevel.flatMap(Logger.Level.init(rawValue:)) ?? .info
+    }
+
     /// What the now-playing gate does, from `coalesce_ms` and `placeholders`.
     public var gateConfiguration: NowPlayingGate.Configuration {
         NowPlayingGate.Configuration(
@@ -275,6 +281,10 @@ public struct HostConfig: Codable, Sendable, Equatable {
             if let p = s.players, !(1...16).contains(p) {
                 throw .config("\(source): session '\(s.id)': players must be 1…16, not \(p)")
             }
+        }
+        if let l = logLevel, Logger.Level(rawValue: l) == nil {
+            let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+            throw .config("\(source): log_level must be one of \(names), not '\(l)'")
         }
         if let c = coalesceMilliseconds, !(0...60_000).contains(c) { throw .config("\(source): coalesce_ms must be 0…60000") }
         if let a = artworkCacheMB, a < 1 { throw .config("\(source): artwork_cache_mb must be ≥ 1") }

@@ -2,14 +2,17 @@ import Glibc
 import Logging
 import PlayerHostBase
 import PlayerHostLoop
+import PlayerHostModel
 import PlayerHostRPC
 
 /// The daemon's side of the artwork decoder helper (`playerhost-artwork`): a supervised child
 /// spoken to over its stdin/stdout, one JSON request per line, one reply per line, in order.
 ///
 /// Every untrusted byte is parsed there. A helper that dies (a decoder crash, SIGKILL) fails its
-/// requests in flight with the reason and is started again; one that does not answer in time is
-/// killed. The helper gets a clean environment and is reachable only through its pipes.
+/// requests in flight with the reason and is started again after the `RestartPolicy`'s backoff
+/// (doubling while it keeps dying quickly, so an image that crashes the decoder cannot make a
+/// restart loop; it never gives up, artwork is asked for again with every track); requests
+/// meanwhile wait for that start. One that does not answer in time is killed. The helper gets a clean environment and is reachable only through its pipes.
 final class ArtworkHelper {
     /// What the helper wrote, or that a media file has no picture.
     enum Reply {
@@ -35,6 +38,14 @@ final class ArtworkHelper {
     private var nextID: Int64 = 1
     private var watchdog: Timer?
     private var restartTimer: Timer?
+    /// When to start it again after it died.
+    var restartPolicy = RestartPolicy(initialBackoffMS: 100, maxBackoffMS: 8000, stableAfterMS: 10_000, startLimit: nil)
+    /// The backoff chosen after the last death (ms), for `artwork.status` and tests.
+    private(set) var lastRestartDelayMS: UInt64?
+    /// When the running helper started (loop clock, ms).
+    private var startedAtMS: UInt64 = 0
+    /// Requests made while a restart waits for its backoff: sent once it has started.
+    private var deferred: [(params: [String: JSON], completion: (Result<Reply, Failure>) -> Void)] = []
     private var isClosed = false
     /// Times the helper was started again after it died.
     private(set) var restarts = 0
@@ -55,6 +66,10 @@ final class ArtworkHelper {
     func request(_ params: [String: JSON], completion: @escaping (Result<Reply, Failure>) -> Void) {
         guard !isClosed else {
             later { completion(.failure(Failure("the artwork helper is shut down"))) }
+            return
+        }
+        if let restartTimer, restartTimer.isActive {
+            deferred.append((params, completion))
             return
         }
         if process == nil { spawn() }
@@ -79,6 +94,9 @@ final class ArtworkHelper {
         restartTimer?.close()
         watchdog?.close()
         failAll("the artwork helper is shut down")
+        let waiting = deferred
+        deferred.removeAll()
+        for (_, completion) in waiting { later { completion(.failure(Failure("the artwork helper is shut down"))) } }
         if let p = process, p.exit == nil { try? p.kill(SIGTERM) }
         process?.close()
         process = nil
@@ -101,6 +119,7 @@ final class ArtworkHelper {
             try p.pipes[1]?.startReading(onRead: { [weak self] bytes in self?.received(bytes) }, onEnd: { _ in })
             if startedOnce { restarts += 1 }
             startedOnce = true
+            startedAtMS = loop.nowMilliseconds
             logger.debug("artwork helper started (pid \(p.pid))")
         } catch {
             logger.error("cannot start the artwork helper \(executable): \(error)")
@@ -149,12 +168,17 @@ final class ArtworkHelper {
         watchdog?.stop()
         failAll("the artwork helper \(how)")
         guard !isClosed else { return }
-        logger.warning("artwork helper \(how); starting it again")
-        // Started again at once, but never more than ten times a second.
+        let ranFor = loop.nowMilliseconds >= startedAtMS ? loop.nowMilliseconds - startedAtMS : 0
+        guard case .restart(let delay) = restartPolicy.died(ranForMS: ranFor) else { return }
+        lastRestartDelayMS = delay
+        logger.warning("artwork helper \(how); starting it again in \(delay) ms")
         if restartTimer == nil { restartTimer = try? Timer(loop: loop) }
-        restartTimer?.start(after: 100) { [weak self] in
-            guard let self, !self.isClosed, self.process == nil else { return }
-            self.spawn()
+        restartTimer?.start(after: delay) { [weak self] in
+            guard let self, !self.isClosed else { return }
+            if self.process == nil { self.spawn() }
+            let waiting = self.deferred
+            self.deferred.removeAll()
+            for (params, completion) in waiting { self.request(params, completion: completion) }
         }
     }
 

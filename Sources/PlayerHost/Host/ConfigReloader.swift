@@ -12,8 +12,9 @@ import PlayerHostRPC
 ///   path that creates them at start); entries removed are closed — only sessions the config
 ///   made, and only while the host still owns them. An entry kept keeps its live state.
 /// - `command_timeout_ms` takes effect for the next command; `coalesce_ms` and `placeholders`
-///   reconfigure the now-playing gate; `log_level` goes to `applyLogLevel` when the executable
-///   sets that hook (playerhostd does not yet: its log level comes from `--log-level`).
+///   reconfigure the now-playing gate; `log_level` goes to `applyLogLevel`, the executable's
+///   hook (playerhostd's switches its log handler's level at once, unless `--log-level` was
+///   given: the command line wins).
 /// - `requests_per_turn`, `output_high_water_kb`, `max_stall_ms`, `max_total_output_mb` and
 ///   `max_subscriptions_per_client` apply at once, to open connections too.
 /// - `[[plugin]]` entries and the plugin directory's executables: added ones start, removed ones
@@ -98,8 +99,9 @@ public final class ConfigReloader {
             host.nowPlaying.commandTimeoutMilliseconds = UInt64(max(new.commandTimeoutMilliseconds ?? 2000, 1))
             s.changed.append("command_timeout_ms")
         }
-        if old.logLevel != new.logLevel {
-            if let name = new.logLevel, let level = Logger.Level(rawValue: name) { applyLogLevel?(level) }
+        if old.effectiveLogLevel != new.effectiveLogLevel {
+            // Removed from the file: back to the default, as a restart would do.
+            applyLogLevel?(new.effectiveLogLevel)
             s.changed.append("log_level")
         }
         if old.coalesceMilliseconds != new.coalesceMilliseconds || old.placeholders != new.placeholders {

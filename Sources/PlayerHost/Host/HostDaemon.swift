@@ -34,6 +34,9 @@ public final class HostDaemon {
     /// Saved sessions (state.json) and configuration reloads (SIGHUP, `host.reload`).
     public internal(set) var state: StateStore?
     public internal(set) var reloader: ConfigReloader?
+    /// Sets the log level a reload's `log_level` asks for (the logging backend belongs to the
+    /// executable; nil: a reload leaves the level alone).
+    public var applyLogLevel: ((Logger.Level) -> Void)?
     /// The MPRIS2 export of the Now Playing session (see `MPRISBridge`).
     public private(set) var mpris: MPRISBridge?
     /// Resolves sessions' artwork (nil when its cache directory cannot be made).
@@ -106,7 +109,9 @@ public final class HostDaemon {
         } catch {
             throw .loop(error)
         }
-        reloader = ConfigReloader(host: self)
+        let reloader = ConfigReloader(host: self)
+        reloader.applyLogLevel = applyLogLevel
+        self.reloader = reloader
         StateStore.attach(to: self)  // restores saved sessions before plugins set up theirs
         startMPRIS()
         // Signals first: starting plugins runs the loop, and a SIGTERM then must still shut down in order.

@@ -1,6 +1,7 @@
 import PlayerHostBase
 import PlayerHostModel
 import PlayerHostRPC
+import OrderedCollections
 
 /// The state file's format: a `HostSnapshot` as JSON, versioned.
 ///
@@ -41,23 +42,33 @@ public enum StateFile {
     }
 
     /// The file's bytes from sessions already rendered (`sessionJSON(_:).serialized()`), in
-    /// order: the state store's incremental write, which re-renders only changed sessions.
-    /// Parses as `render` would have written it.
-    /// `plugins` is the `plugins` object already rendered (nil: none kept).
+    /// order. Parses as `render` would have written it. `plugins` is the `plugins` object already
+    /// rendered (nil: none kept).
     static func assemble(_ sessions: some Sequence<[UInt8]>, nowPlaying: SessionID?, savedAt: Double,
                          plugins: [UInt8]? = nil) -> [UInt8] {
+        var out: [UInt8] = []
+        for chunk in StateFilePieces.Chunks(head: head(nowPlaying: nowPlaying, savedAt: savedAt), sessions: sessions,
+                                            tail: tail(plugins: plugins)) {
+            out += chunk
+        }
+        return out
+    }
+
+    /// Everything before the first session's bytes.
+    static func head(nowPlaying: SessionID?, savedAt: Double) -> [UInt8] {
         var out: [UInt8] = Array(#"{"version":"#.utf8)
         out += JSON.int(Int64(currentVersion)).serialized()
         out += Array(#","savedAt":"#.utf8) + JSON.double(savedAt).serialized()
         if let np = nowPlaying { out += Array(#","nowPlaying":"#.utf8) + JSON.string(np).serialized() }
         out += Array(#","sessions":["#.utf8)
-        var first = true
-        for bytes in sessions {
-            if !first { out.append(UInt8(ascii: ",")) }
-            first = false
-            out += bytes
-        }
-        out.append(UInt8(ascii: "]"))
+        return out
+    }
+
+    static let comma: [UInt8] = [UInt8(ascii: ",")]
+
+    /// Everything after the last session's bytes: the end of the list, the plugins' section.
+    static func tail(plugins: [UInt8]?) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "]")]
         if let plugins { out += Array(#","plugins":"#.utf8) + plugins }
         out += Array("}\n".utf8)
         return out
@@ -212,6 +223,71 @@ public enum StateFileError: Error, Sendable, Equatable, CustomStringConvertible 
         switch self {
         case .corrupt(let why): return "corrupt (\(why))"
         case .futureVersion(let v): return "version \(v) is newer than this playerhostd reads (\(StateFile.currentVersion))"
+        }
+    }
+}
+
+/// The state file as the state store hands it to the writing thread: the header, then each host
+/// session's bytes as the cache keeps them (shared, not copied: handing n sessions over costs the
+/// loop O(1)), joined into the file by whoever writes it (`chunks`), off the loop.
+struct StateFilePieces: Sendable {
+    /// Each session's rendered bytes, in the file's order.
+    let sessions: OrderedDictionary<SessionID, [UInt8]>
+    let head: [UInt8]
+    let tail: [UInt8]
+
+    init(sessions: OrderedDictionary<SessionID, [UInt8]>, nowPlaying: SessionID?, savedAt: Double, plugins: [UInt8]? = nil) {
+        self.sessions = sessions
+        head = StateFile.head(nowPlaying: nowPlaying, savedAt: savedAt)
+        tail = StateFile.tail(plugins: plugins)
+    }
+
+    /// The file's byte strings in order: head, sessions with commas between them, tail.
+    var chunks: Chunks<OrderedDictionary<SessionID, [UInt8]>.Values> { Chunks(head: head, sessions: sessions.values, tail: tail) }
+
+    /// The whole file in one array (tests, and the synchronous write's fallback).
+    var joined: [UInt8] {
+        var out: [UInt8] = []
+        for c in chunks { out += c }
+        return out
+    }
+
+    /// Head, then the sessions separated by commas, then the tail (the list's end, the plugins'
+    /// section), as a sequence of byte strings.
+    struct Chunks<S: Sequence<[UInt8]>>: Sequence, IteratorProtocol {
+        private var head: [UInt8]?
+        private let tail: [UInt8]
+        private var sessions: S.Iterator
+        private var pendingSession: [UInt8]?
+        private var started = false
+        private var done = false
+
+        init(head: [UInt8], sessions: S, tail: [UInt8]) {
+            self.head = head
+            self.tail = tail
+            self.sessions = sessions.makeIterator()
+        }
+
+        mutating func next() -> [UInt8]? {
+            if let h = head {
+                head = nil
+                return h
+            }
+            if let s = pendingSession {
+                pendingSession = nil
+                return s
+            }
+            guard !done else { return nil }
+            guard let s = sessions.next() else {
+                done = true
+                return tail
+            }
+            if started {
+                pendingSession = s
+                return StateFile.comma
+            }
+            started = true
+            return s
         }
     }
 }

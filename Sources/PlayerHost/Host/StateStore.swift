@@ -18,9 +18,10 @@ import PlayerHostModel
 /// where it was when killed.
 ///
 /// The loop's share of a write is incremental (`StateCache`): only sessions an event touched
-/// since the last write are captured and rendered again, the rest is a concatenation of cached
-/// bytes. The atomic write itself (with its two fsyncs) runs on libuv's thread pool
-/// (`WorkerJob`), one at a time: changes arriving meanwhile make one more write after it. A
+/// since the last write are captured and rendered again; the others' cached bytes are handed
+/// over as they are (`StateFilePieces`, shared, not copied). Joining them into the file and the
+/// atomic write itself (with its two fsyncs) run on libuv's thread pool (`WorkerJob`), one at a
+/// time: changes arriving meanwhile make one more write after it. A
 /// playing session that plays on without changes keeps, in the file, the position of its own
 /// last change (so after `kill -9` it can come back earlier than where it was); the orderly
 /// stop captures every session again, for exact positions, and writes synchronously.
@@ -47,19 +48,21 @@ public final class StateStore {
     /// A write is on the thread pool; `changed()` meanwhile sets `writeAgain`.
     public private(set) var isWriting = false
     private var writeAgain = false
-    /// The orderly stop's bytes, waiting for the write in flight to finish first.
-    private var finalBytes: [UInt8]?
+    /// The orderly stop's file, waiting for the write in flight to finish first.
+    private var finalPieces: StateFilePieces?
     /// Why the last write failed (nil after a good one).
     public private(set) var fault: String?
     public private(set) var writes = 0
     public private(set) var failedWrites = 0
     /// Duration of the last write (on the worker), in microseconds.
     public private(set) var lastWriteMicroseconds: UInt64 = 0
-    /// The loop's share of the last write (capture of changed sessions, concatenation), in
-    /// microseconds.
+    /// The loop's share of the last write (capture and render of the changed sessions, the
+    /// hand-over of the rest), in microseconds.
     public private(set) var lastPrepareMicroseconds: UInt64 = 0
     /// What the last start found: `restored`, `none`, or why the file was set aside.
     public private(set) var loadResult = "none"
+    /// Where the last start moved a bad state file (nil: it moved none).
+    public private(set) var setAsidePath: String?
     /// What plugins asked to keep (`plugin.saveState`), by app name, as given: loaded from the
     /// file's `plugins` section and written back with it, so a plugin that does not come back
     /// loses nothing either.
@@ -92,7 +95,8 @@ public final class StateStore {
         let bytes: [UInt8]
         switch Self.readFile(path) {
         case .success(let b): bytes = b
-        case .failure(let e) where e.code == ENOENT:
+        case .failure(let e) where e.code == ENOENT || e.code == ENOTDIR:
+            // No file there (ENOTDIR: the directory is not one; the first write reports that).
             loadResult = "none"
             return nil
         case .failure(let e):
@@ -109,6 +113,7 @@ public final class StateStore {
         } catch {
             let aside = path + ".corrupt-\(time(nil))"
             let moved = rename(path, aside) == 0
+            if moved { setAsidePath = aside }
             loadResult = "set aside: \(error)"
             let line = "state file \(path) is \(error); starting without saved sessions" + (moved ? ", moved it to \(aside)" : "")
             logger.error("\(line)")
@@ -148,8 +153,8 @@ public final class StateStore {
         changed()
     }
 
-    /// The file's bytes if they changed since the last write (or the last write failed).
-    private func prepare() -> [UInt8]? {
+    /// The file if it changed since the last write (or the last write failed).
+    private func prepare() -> StateFilePieces? {
         guard let src = source() else { return nil }
         let started = EventLoop.hrtime()
         let plugins = pluginStates.isEmpty ? nil : JSON.object(pluginStates).serialized()
@@ -157,22 +162,22 @@ public final class StateStore {
                              plugins: plugins)
         lastPrepareMicroseconds = (EventLoop.hrtime() - started) / 1000
         defer { pluginsChanged = false }
-        return r.changed || pluginsChanged || fault != nil ? r.bytes : nil
+        return r.changed || pluginsChanged || fault != nil ? r.pieces : nil
     }
 
     /// Writes what changed now (the timer), on the thread pool; one write at a time.
     public func writeNow() {
         timer?.stop()
-        guard !isWriting, let bytes = prepare() else { return }
+        guard !isWriting, let pieces = prepare() else { return }
         let directory = directory
         isWriting = true
         let started = EventLoop.hrtime()
         do {
-            try WorkerJob.queue(on: loop, work: { Self.writeAtomically(bytes, directory: directory, name: "state.json") },
+            try WorkerJob.queue(on: loop, work: { Self.writeAtomically(pieces.chunks, directory: directory, name: "state.json") },
                                 done: { [weak self] why in self?.finished(why, started: started) })
         } catch {
             // No thread pool: write here rather than not at all.
-            finished(Self.writeAtomically(bytes, directory: directory, name: "state.json"), started: started)
+            finished(Self.writeAtomically(pieces.chunks, directory: directory, name: "state.json"), started: started)
         }
     }
 
@@ -180,9 +185,9 @@ public final class StateStore {
         isWriting = false
         lastWriteMicroseconds = (EventLoop.hrtime() - started) / 1000
         record(why)
-        if let bytes = finalBytes {
-            finalBytes = nil
-            writeSynchronously(bytes)
+        if let pieces = finalPieces {
+            finalPieces = nil
+            writeSynchronously(pieces)
         } else if writeAgain {
             writeAgain = false
             changed()
@@ -201,9 +206,9 @@ public final class StateStore {
         }
     }
 
-    private func writeSynchronously(_ bytes: [UInt8]) {
+    private func writeSynchronously(_ pieces: StateFilePieces) {
         let started = EventLoop.hrtime()
-        let why = Self.writeAtomically(bytes, directory: directory, name: "state.json")
+        let why = Self.writeAtomically(pieces.chunks, directory: directory, name: "state.json")
         lastWriteMicroseconds = (EventLoop.hrtime() - started) / 1000
         record(why)
     }
@@ -219,8 +224,8 @@ public final class StateStore {
         cache.recaptureAll()
         // Plugins' states extrapolate what played up to `savedAt`: make it the stop's instant.
         if !pluginStates.isEmpty { pluginsChanged = true }
-        guard let bytes = prepare() else { return }
-        if isWriting { finalBytes = bytes } else { writeSynchronously(bytes) }
+        guard let pieces = prepare() else { return }
+        if isWriting { finalPieces = pieces } else { writeSynchronously(pieces) }
     }
 
     /// After `stop`, changes (the shutdown closing things) write nothing.
@@ -236,6 +241,30 @@ public final class StateStore {
         ]
         if let fault { o["fault"] = .string(fault) }
         return .object(o)
+    }
+
+    /// The store's faults for `host.doctor`, each with the file it is about: the last write
+    /// failed (until a write succeeds), or the start found a file it could not use.
+    public var diagnostics: [(diagnostic: Diagnostic, path: String)] {
+        var out: [(Diagnostic, String)] = []
+        if let fault {
+            out.append((Diagnostic(severity: .error, code: "stateNotWritten",
+                                   message: "the state file \(path) cannot be written: \(fault); changes since the last good write would be lost on a restart",
+                                   fix: "make \(directory) a directory this user can write (or point state_dir / --state-dir elsewhere); the next change tries again"),
+                        path))
+        }
+        if let setAsidePath {
+            out.append((Diagnostic(severity: .warning, code: "stateSetAside",
+                                   message: "at start the state file was \(loadResult.dropFirst("set aside: ".count)); it was moved to \(setAsidePath) and the daemon started without saved sessions",
+                                   fix: "nothing to do to keep running; look into or delete \(setAsidePath)"),
+                        setAsidePath))
+        } else if loadResult.hasPrefix("unreadable") {
+            out.append((Diagnostic(severity: .error, code: "stateUnreadable",
+                                   message: "at start the state file \(path) was \(loadResult); the daemon started without saved sessions",
+                                   fix: "make \(path) readable by this user, then restart to restore from it"),
+                        path))
+        }
+        return out
     }
 
     // MARK: Wiring
@@ -288,22 +317,21 @@ public final class StateStore {
     /// temp file (0600) → write → fsync → rename over `name` → fsync of the directory.
     /// Returns why it failed, or nil.
     static func writeAtomically(_ bytes: [UInt8], directory: String, name: String) -> String? {
+        writeAtomically(CollectionOfOne(bytes), directory: directory, name: name)
+    }
+
+    /// The same for a file given as byte strings in order (`StateFilePieces.chunks`), joined
+    /// here through a 1 MiB buffer: on the writing thread, in a few large `write`s.
+    static func writeAtomically(_ chunks: some Sequence<[UInt8]>, directory: String, name: String) -> String? {
         if let e = makeDirectory(directory) { return ("mkdir \(directory): \(String(cString: strerror(e)))") }
         let final = directory + "/" + name
         let temp = final + ".tmp"
         let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return ("open \(temp): \(String(cString: strerror(errno)))") }
-        var off = 0
-        while off < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, bytes.count - off) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let e = errno
-                close(fd)
-                unlink(temp)
-                return ("write \(temp): \(String(cString: strerror(e)))")
-            }
-            off += n
+        if let e = writeJoined(fd, chunks) {
+            close(fd)
+            unlink(temp)
+            return ("write \(temp): \(String(cString: strerror(e)))")
         }
         if fsync(fd) != 0 {
             let e = errno
@@ -321,6 +349,39 @@ public final class StateStore {
         if dfd >= 0 {
             fsync(dfd)
             close(dfd)
+        }
+        return nil
+    }
+
+    /// Writes `chunks` to `fd` in order, gathering small ones in a buffer; errno on failure.
+    static func writeJoined(_ fd: Int32, _ chunks: some Sequence<[UInt8]>) -> Int32? {
+        let capacity = 1 << 20
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(capacity)
+        for chunk in chunks {
+            if buffer.count + chunk.count > capacity {
+                if let e = writeAll(fd, buffer) { return e }
+                buffer.removeAll(keepingCapacity: true)
+            }
+            if chunk.count >= capacity {
+                if let e = writeAll(fd, chunk) { return e }
+            } else {
+                buffer += chunk
+            }
+        }
+        return writeAll(fd, buffer)
+    }
+
+    /// One `write` loop (EINTR and short writes); errno on failure.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, bytes.count - off) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            off += n
         }
         return nil
     }

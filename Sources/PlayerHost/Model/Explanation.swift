@@ -21,6 +21,14 @@ public struct Diagnostic: Sendable, Hashable {
     public var code: String
     public var message: String
     public var fix: String
+
+    /// A fault found outside the model too (the host's own, e.g. its state store's).
+    public init(severity: Severity, code: String, message: String, fix: String) {
+        self.severity = severity
+        self.code = code
+        self.message = message
+        self.fix = fix
+    }
 }
 
 extension NowPlayingModel {
