@@ -47,7 +47,8 @@ func usage() -> Never {
                           10 then N eligible sessions (--count each), and N sessions' create/close time
           --pid P         the daemon's pid, for memory per session (--scale)
           --fanout N      instead: one event to N subscribers (nowPlaying / SUBSCRIBE), latency
-                          until the last has it, then a flood; playerhostd needs coalesce_ms = 0
+                          until the last has it, then a flood; playerhostd needs coalesce_ms = 0;
+                          with both --socket and --redis their rounds are interleaved
           --rounds N      fan-out latency rounds (default 200)
           --flood K       changes in the flood (default 500)
 
@@ -329,6 +330,12 @@ if let n = options.scale {
     exit(0)
 }
 if let n = options.fanout {
+    if let ph = options.socket, let redis = options.redis {
+        // Both given: their rounds interleaved, so the machine's load weighs on both alike.
+        benchFanoutPaired(playerhostdFanout(path: ph), redisFanout(path: redis), subscribers: n,
+                          rounds: options.fanoutRounds, flood: options.flood)
+        exit(0)
+    }
     if let path = options.socket { benchFanout(playerhostdFanout(path: path), subscribers: n, rounds: options.fanoutRounds, flood: options.flood) }
     if let path = options.redis { benchFanout(redisFanout(path: path), subscribers: n, rounds: options.fanoutRounds, flood: options.flood) }
     exit(0)

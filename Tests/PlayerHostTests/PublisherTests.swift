@@ -58,6 +58,39 @@ import Testing
         #expect(c.output.count == 3 * PublishedEvent(.nowPlaying(nil)).notificationLine.count)
     }
 
+    @Test func leavingFromTheMiddleOfATopicKeepsEveryOtherSubscriber() throws {
+        let subs = RPCSubscribers()
+        let cs = (1...5).map(connection)
+        for c in cs { try subs.subscribe(c, ["nowPlaying"]) }
+        subs.remove(connectionID: 2)
+        subs.unsubscribe(cs[0], ["nowPlaying"])
+        subs.remove(connectionID: 2)  // twice: nothing more
+        #expect(subs.count(.nowPlaying) == 3)
+        subs.receive(PublishedEvent(.nowPlaying(nil)))
+        #expect(cs.map { !$0.output.isEmpty } == [false, false, true, true, true])
+        #expect(subs.deliveries == 3)
+        // Back in: at the end of the topic's array, once however often it subscribes.
+        try subs.subscribe(cs[0], ["nowPlaying"])
+        try subs.subscribe(cs[0], ["nowPlaying", "*"])
+        #expect(subs.count(.nowPlaying) == 4)
+    }
+
+    @Test func aConnectionOnTwoTopicsIsWrittenOncePerFlush() throws {
+        let subs = RPCSubscribers()
+        let c = connection(1)
+        var writes = 0
+        c.onOutput = { writes += 1 }
+        try subs.subscribe(c, ["nowPlaying", "sessions"])
+        subs.receive(PublishedEvent(.nowPlaying(nil)))
+        subs.receive(PublishedEvent(.model(.sessionClosed("s", reason: .closed))))
+        subs.flush()
+        #expect(writes == 1 && !c.isQueuedForFlush)
+        // Queued again after a flush: written again.
+        subs.receive(PublishedEvent(.nowPlaying(nil)))
+        subs.flush()
+        #expect(writes == 2)
+    }
+
     @Test func aNewSubscriberStartsFromTheCurrentValueAndIsNotSentItTwice() throws {
         let subs = RPCSubscribers()
         let old = connection(1), new = connection(2)

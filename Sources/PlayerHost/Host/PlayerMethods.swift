@@ -51,7 +51,8 @@ extension HostMethods {
     static func playerMethods(_ np: NowPlayingService) -> [RPCMethod] {
         typealias P = ModelParams
         typealias Op = (inout NowPlayingModel, SessionID, Int, RPCParams, MonotonicInstant) throws -> ModelResult<Player>
-        /// A player method: run `op`, answer with the player.
+        /// A player method: run `op`, answer with the player it returned, as of the operation's
+        /// instant (no second read of the model).
         func method(_ name: String, _ summary: String, _ extra: [RPCParamSpec] = [], _ op: @escaping Op) -> RPCMethod {
             .sync(name, summary: summary, params: [P.session, P.player] + extra, result: .object,
                   resultSummary: "the player") { call throws(RPCError) in
@@ -59,8 +60,12 @@ extension HostMethods {
                 let index = try call.params.optionalInt("player") ?? 0
                 try P.requireOwner(np, call, id)
                 let params = call.params
-                try np.perform { m, t in try op(&m, id, index, params, t) }
-                return try np.read { m, t in try m.playerJSON(session: id, player: index, now: t) }
+                var at = MonotonicInstant.zero
+                let player = try np.perform { m, t in
+                    at = t
+                    return try op(&m, id, index, params, t)
+                }
+                return player.toJSON(now: at)
             }
         }
         return [

@@ -5,7 +5,10 @@ import PlayerHostRPC
 ///
 /// Connections are indexed by topic, so an event touches only its own subscribers (never a scan
 /// of every connection), and every subscriber gets the same bytes: the event's notification line,
-/// rendered once. A client that stops reading is still cut off by its own output limit.
+/// rendered once. The per-event work is a walk over one contiguous array per topic, and the
+/// connections to write are an array too (a flag on the connection says it is in it), so a
+/// fan-out costs one append and one write per subscriber and no hashing. A client that stops
+/// reading is still cut off by its own output limit.
 public final class RPCSubscribers: EventSink {
     /// The default most topics one client may hold (`*` counts as one).
     public static let defaultMaxSubscriptions = 16
@@ -21,12 +24,15 @@ public final class RPCSubscribers: EventSink {
     /// Notifications queued to connections since start.
     public private(set) var deliveries = 0
 
-    private var byTopic: [EventTopic: [Int: RPCConnection]] = [:]
+    private var byTopic: [EventTopic: SubscriberRoster] = [:]
     /// The Now Playing value each connection was given on subscribing, until the next one is
     /// published: a value that waited in the gate and shows the same is not sent to it again.
     private var joined: [Int: NowPlayingSnapshot?] = [:]
-    /// Connections with events queued but not yet written (`flush()` writes them).
-    private var unflushed: [Int: RPCConnection] = [:]
+    /// Connections with events queued but not yet written (`flush()` writes them); each has
+    /// `isQueuedForFlush` set while it is here, so it is here once.
+    private var unflushed: [RPCConnection] = []
+    /// `flush()`'s batch, kept to reuse its storage.
+    private var flushing: [RPCConnection] = []
 
     public init(maxSubscriptions: Int = defaultMaxSubscriptions) {
         self.maxSubscriptions = maxSubscriptions
@@ -53,7 +59,7 @@ public final class RPCSubscribers: EventSink {
         let before = Self.effective(client.topics)
         client.topics = wanted
         let after = Self.effective(wanted)
-        for t in after.subtracting(before) { byTopic[t, default: [:]][rpc.id] = rpc }
+        for t in after.subtracting(before) { byTopic[t, default: SubscriberRoster()].insert(rpc) }
         return after.subtracting(before)
     }
 
@@ -62,12 +68,12 @@ public final class RPCSubscribers: EventSink {
         let client = rpc.client
         let before = Self.effective(client.topics)
         if let names { client.topics.subtract(names) } else { client.topics.removeAll() }
-        for t in before.subtracting(Self.effective(client.topics)) { byTopic[t]?[rpc.id] = nil }
+        for t in before.subtracting(Self.effective(client.topics)) { byTopic[t]?.remove(id: rpc.id) }
     }
 
     /// The connection went away: out of every index.
     public func remove(connectionID id: Int) {
-        for t in byTopic.keys { byTopic[t]?[id] = nil }
+        for t in byTopic.keys { byTopic[t]?.remove(id: id) }
         joined[id] = nil
     }
 
@@ -79,24 +85,35 @@ public final class RPCSubscribers: EventSink {
     }
 
     public func receive(_ event: PublishedEvent) {
-        var targets = byTopic[event.topic] ?? [:]
+        let roster = byTopic[event.topic] ?? SubscriberRoster()
+        // Subscribers that joined since the last value and were given one that shows the same.
+        var given: Set<Int> = []
         if case .nowPlaying(let value) = event.payload, !joined.isEmpty {
-            for (id, given) in joined where NowPlayingGate.rendersSame(given, value) { targets[id] = nil }
+            for (id, start) in joined where roster.contains(id) && NowPlayingGate.rendersSame(start, value) { given.insert(id) }
             joined.removeAll()
         }
         var owner: RPCConnection?
-        if let o = event.owner, targets[Int(o)] == nil { owner = connection(o) }
-        guard !targets.isEmpty || owner != nil else { return }
+        if let o = event.owner, !roster.contains(Int(o)) { owner = connection(o) }
+        let count = roster.count - given.count + (owner == nil ? 0 : 1)
+        guard count > 0 else { return }
         let line = event.notificationLine
         // Queued now, written by `flush()`: a burst of events costs each subscriber one write.
-        // (`targets` is a copy of the index: a subscriber cut off later leaves it, nothing more.)
-        for rpc in targets.values { queue(line, rpc) }
+        // (`members` is a copy of the roster: a subscriber cut off later leaves it, nothing more.)
+        if given.isEmpty {
+            for rpc in roster.members { queue(line, rpc) }
+        } else {
+            for rpc in roster.members where !given.contains(rpc.id) { queue(line, rpc) }
+        }
         if let owner { queue(line, owner) }
-        deliveries += targets.count + (owner == nil ? 0 : 1)
+        deliveries += count
     }
 
+    @inline(__always)
     private func queue(_ line: [UInt8], _ rpc: RPCConnection) {
-        unflushed[rpc.id] = rpc
+        if !rpc.isQueuedForFlush {
+            rpc.isQueuedForFlush = true
+            unflushed.append(rpc)
+        }
         rpc.sendEncoded(line, flush: false)
     }
 
@@ -106,9 +123,14 @@ public final class RPCSubscribers: EventSink {
     /// Writes what `receive` queued (each connection's transport cuts off a client past its
     /// output limit, as for any write).
     public func flush() {
-        let pending = unflushed
-        unflushed.removeAll(keepingCapacity: true)
-        for rpc in pending.values where !rpc.isClosed && !rpc.output.isEmpty { rpc.onOutput?() }
+        // The batch moves aside first: a write that cuts a client off may publish (its sessions
+        // go), and what that queues waits for the next flush.
+        swap(&unflushed, &flushing)
+        for rpc in flushing {
+            rpc.isQueuedForFlush = false
+            if !rpc.isClosed && !rpc.output.isEmpty { rpc.onOutput?() }
+        }
+        flushing.removeAll(keepingCapacity: true)
     }
 
     /// The topics a set of names stands for (`*`: all).

@@ -1,11 +1,15 @@
 import CUV
+import Glibc
 
 /// A byte stream over a Unix-domain socket or a pipe (libuv's `uv_pipe_t`): a connection the
 /// server accepted, a client connection, or a child's stdio.
 ///
-/// Writes try the socket directly first (`uv_try_write`) and only copy and queue what the kernel
-/// did not take, so a reply that fits costs one syscall and no allocation. `pendingWriteBytes`
-/// bounds what a slow reader can make us hold.
+/// Writes try the socket directly first and only copy and queue what the kernel did not take, so
+/// a reply that fits costs one syscall and no allocation. On a socket that first try is `send(2)`
+/// (`MSG_DONTWAIT | MSG_NOSIGNAL`), which skips `write(2)`'s file layer — an event fanned out to
+/// a thousand subscribers is a thousand of them; on a pipe it is `uv_try_write`. Either is made
+/// only while libuv holds nothing queued, so bytes keep their order. `pendingWriteBytes` bounds
+/// what a slow reader can make us hold.
 public final class PipeStream: LoopHandle {
     private var onRead: ((UnsafeRawBufferPointer) -> Void)?
     private var onEnd: ((LoopError?) -> Void)?
@@ -24,6 +28,10 @@ public final class PipeStream: LoopHandle {
     private var onDrain: (() -> Void)?
     private var drainBelow = 0
     private var shutdownCallback: ((LoopError?) -> Void)?
+    /// The descriptor `send(2)` writes to: found on the first write, once the stream is open and
+    /// not connecting; -1 for a pipe (`ENOTSOCK`: `uv_try_write` from then on).
+    private var socketFD: Int32 = -1
+    private var probedSocket = false
 
     var raw: UnsafeMutablePointer<uv_pipe_t> {
         UnsafeMutablePointer<uv_pipe_t>(OpaquePointer(handle))
@@ -167,19 +175,38 @@ public final class PipeStream: LoopHandle {
         guard !isClosing, writeFailure == nil, bytes.count > 0 else { return }
         var offset = 0
         if pendingWriteBytes == 0 {
-            var buf = uv_buf_t(
-                base: UnsafeMutablePointer(mutating: bytes.baseAddress!.assumingMemoryBound(to: CChar.self)),
-                len: bytes.count)
-            let n = uv_try_write(stream, &buf, 1)
-            if Int(n) == bytes.count { return }
+            let n = writeNow(bytes)
+            if n == bytes.count { return }
             if n > 0 {
-                offset = Int(n)
-            } else if n != Int32(UV_EAGAIN.rawValue) {
-                failWrite(LoopError(code: n, operation: "write"))
+                offset = n
+            } else if n != Int(UV_EAGAIN.rawValue) {
+                failWrite(LoopError(code: Int32(n), operation: "write"))
                 return
             }
         }
         queueWrite(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+    }
+
+    /// Writes what the kernel takes now, nothing queued: the bytes written, or a negative libuv
+    /// error code (`UV_EAGAIN`: none taken).
+    @inline(__always)
+    private func writeNow(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if !probedSocket && onConnect == nil {
+            socketFD = fileDescriptor
+            probedSocket = socketFD >= 0
+        }
+        if socketFD >= 0 {
+            let n = Glibc.send(socketFD, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+            if n >= 0 { return n }
+            let e = errno
+            if e == EAGAIN || e == EWOULDBLOCK || e == EINTR { return Int(UV_EAGAIN.rawValue) }
+            guard e == ENOTSOCK else { return -Int(e) }
+            socketFD = -1  // a pipe: libuv writes it
+        }
+        var buf = uv_buf_t(
+            base: UnsafeMutablePointer(mutating: bytes.baseAddress!.assumingMemoryBound(to: CChar.self)),
+            len: bytes.count)
+        return Int(uv_try_write(stream, &buf, 1))
     }
 
     /// Convenience for arrays.

@@ -12,13 +12,15 @@ extension NowPlayingModel {
         return s.playerIDs[index]
     }
 
-    /// Runs `body` on one player's timeline inside an operation and returns the player.
+    /// Runs `body` on one player's timeline inside an operation and returns the player as the
+    /// operation left it (settled at its instant: a seek to an item's end has ended the item),
+    /// so a reply is made from the result without reading the model again.
     /// External players are refused unless the operation is a report of their state.
     mutating func withPlayer(
         _ session: SessionID, _ index: Int, now: MonotonicInstant, report: Bool = false,
         _ body: (inout PlayerTimeline, MonotonicInstant, inout SplitMix64) throws -> Void
     ) throws -> ModelResult<Player> {
-        try perform(now) { m, t in
+        let result = try perform(now) { m, t in
             let pid = try m.playerID(session, index)
             if !report { try m.requireClockDriven(session, index) }
             var p = m.players[pid]!
@@ -26,6 +28,8 @@ extension NowPlayingModel {
             m.players[pid] = p
             return p
         }
+        let settled = players[result.value.id] ?? result.value
+        return ModelResult(value: settled, events: result.events, actions: result.actions)
     }
 
     /// `player.load`: replaces the queue; paused at the first item.

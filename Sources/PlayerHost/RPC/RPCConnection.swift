@@ -28,6 +28,10 @@ public final class RPCConnection {
     public private(set) var heldReplyBytes = 0
     /// Set by `close()`.
     public private(set) var isClosed = false
+    /// Whether the connection waits in a batch whose owner calls `onOutput` later (the event
+    /// subscribers' flush): set and cleared by that owner, so it queues the connection once
+    /// without a lookup.
+    public var isQueuedForFlush = false
     /// Runs work on a later loop turn (the transport sets it): a request made on a closed
     /// connection fails there, not inside the `request` call. Unset (tests of this type alone):
     /// at once.

@@ -80,9 +80,11 @@ final class ClientConnection {
     func start() throws(LoopError) {
         let loop = stream.loop
         rpc.scheduler = { work in loop.onNextTurn(work) }
-        rpc.transportQueuedBytes = { [weak stream] in stream?.pendingWriteBytes ?? 0 }
-        // Weak: `rpc.close()` drops this anyway.
-        rpc.onOutput = { [weak self] in self?.flush() }
+        // Strong, both: `rpc.close()` (in `close`) drops them. A weak reference would give the
+        // stream and this connection side-table reference counts, slower on every write of an
+        // event fanned out to many subscribers.
+        rpc.transportQueuedBytes = { [stream] in stream.pendingWriteBytes }
+        rpc.onOutput = { [self] in flush() }
         // Strong: released in the stream's close callback (see the type's comment).
         stream.onWriteFailure { [self] error in
             close(reason: "write failed: \(error.message)")

@@ -144,7 +144,7 @@ final class MPVController {
     private func connected(_ c: MPVConnection) {
         connection = c
         c.answerTimeoutMS = options.answerTimeoutMS
-        c.onEvent = { [unowned self] name, o in self.event(name, o) }
+        c.onEvent = { [weak self] name, o in self?.event(name, o) }
         c.onHung = { [weak self] in self?.hung() }
         // The socket closing with the process alive means mpv is wedged: end it, and the exit
         // restarts it like any death.

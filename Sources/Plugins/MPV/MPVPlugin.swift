@@ -41,10 +41,13 @@ public final class MPVPlugin: SessionPlugin {
     public func attach(_ c: PluginContext) {
         context = c
         c.provide("mpv.open", summary: "Open files or URLs in an mpv session (created if needed): {session?, urls, replace?, ao?, vo?} → the session.") {
-            [unowned self] params, reply in self.open(params, reply)
+            [weak self] params, reply in
+            guard let self else { return reply(.failure(RPCError(.shuttingDown, "the mpv plugin is detached"))) }
+            self.open(params, reply)
         }
         c.provide("mpv.status", summary: "An mpv session's process: {session?} → {session, phase, pid, socket, restarts, …}.") {
-            [unowned self] params, reply in
+            [weak self] params, reply in
+            guard let self else { return reply(.failure(RPCError(.shuttingDown, "the mpv plugin is detached"))) }
             guard let ctl = self.controller(named: params["session"]?.stringValue) else {
                 return reply(.failure(RPCError(.sessionNotFound, "no mpv session\(params["session"]?.stringValue.map { " '\($0)'" } ?? "")")))
             }
@@ -52,7 +55,7 @@ public final class MPVPlugin: SessionPlugin {
         }
         // To learn that one of our sessions was closed (by anyone) and stop its mpv.
         c.subscribe(["sessions"])
-        c.onEvent = { [unowned self] event in self.event(event) }
+        c.onEvent = { [weak self] event in self?.event(event) }
         c.call("plugin.savedState") { [weak self] result in
             guard let self else { return }
             self.savedStateRead = true
@@ -128,8 +131,8 @@ public final class MPVPlugin: SessionPlugin {
         }
         let replace = p["replace"]?.boolValue ?? false
         let named = p["session"]?.stringValue
-        let load = { [unowned self] (ctl: MPVController) in
-            self.touch(ctl.session)
+        let load = { [weak self] (ctl: MPVController) in
+            self?.touch(ctl.session)
             if let ao = p["ao"]?.stringValue { ctl.audioOutput = ao }
             if let vo = p["vo"]?.stringValue { ctl.videoOutput = vo }
             ctl.load(urls, replace: replace) { error in
@@ -146,7 +149,8 @@ public final class MPVPlugin: SessionPlugin {
             }
         }
         if let ctl = controller(named: named) { return load(ctl) }
-        createSession(named, c) { [unowned self] result in
+        createSession(named, c) { [weak self] result in
+            guard let self else { return reply(.failure(RPCError(.shuttingDown, "the mpv plugin is detached"))) }
             switch result {
             case .failure(let e): reply(.failure(e))
             case .success(let id):
