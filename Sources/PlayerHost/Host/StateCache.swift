@@ -1,8 +1,14 @@
 import PlayerHostModel
 import OrderedCollections
 
-/// The state file kept up to date incrementally: each host session's captured state and its
-/// rendered JSON bytes, re-captured only when an event said the session changed.
+/// The state file kept up to date incrementally: each host session's rendered JSON bytes and a
+/// hash of the state they were rendered from, re-captured only when an event said the session
+/// changed, and only when a write is due (`render`, at most once a second): a session created
+/// and changed many times between two writes is captured and rendered once.
+///
+/// Memory (issue 7: ≤ 8 KiB per idle session in all): per session only its bytes, copied to an
+/// array of exactly their size (a serializer's array grows by doubling), and one `Int` hash —
+/// not the captured `SessionState`, which was kept only to see whether anything changed.
 ///
 /// A write with n sessions of which k changed costs the loop k captures and renders, and hands
 /// the file over as pieces (`StateFilePieces`: the n kept byte strings, shared, not copied);
@@ -15,9 +21,11 @@ import OrderedCollections
 /// without changes keeps, in the file, the position of its own last change; `recaptureAll`
 /// (the orderly stop) reads every session again for exact positions.
 struct StateCache {
-    /// Each host session's last capture (compared, so an event that changed nothing the file
-    /// keeps renders nothing).
-    private var states: [SessionID: HostSnapshot.SessionState] = [:]
+    /// The hash of each host session's last capture (compared, so an event that changed nothing
+    /// the file keeps renders nothing). Equal hashes of different states would keep a stale
+    /// piece until the session's next change or the orderly stop's full scan; with 64-bit hashes
+    /// that is not a practical risk.
+    private var hashes: [SessionID: Int] = [:]
     /// Each host session's rendered bytes, in the file's order: creation order, which a
     /// restore replays (a closed id made again is last, where its new creation put it).
     private var pieces: OrderedDictionary<SessionID, [UInt8]> = [:]
@@ -77,7 +85,7 @@ struct StateCache {
                 let before = pieces.count
                 // A closed id made again since is in `created`: it comes back at the end below.
                 pieces.removeAll { gone.contains($0.key) }
-                for id in gone { states[id] = nil }
+                for id in gone { hashes[id] = nil }
                 if pieces.count != before { changedSince = true }
             }
             for id in created where pieces[id] == nil {
@@ -104,15 +112,27 @@ struct StateCache {
     private mutating func capture(_ id: SessionID, in model: NowPlayingModel, now: MonotonicInstant) {
         guard let s = model.sessions[id], s.app == NowPlayingModel.hostApp else {
             if pieces.removeValue(forKey: id) != nil { changedSince = true }
-            states[id] = nil
+            hashes[id] = nil
             return
         }
         let state = HostSnapshot.capture(s, in: model, at: now, origin: configSessions.contains(id) ? .config : .client)
         captures += 1
-        if states[id] == state, pieces[id] != nil { return }
-        states[id] = state
-        pieces[id] = StateFile.sessionJSON(state).serialized()
+        let hash = state.hashValue
+        if hashes[id] == hash, pieces[id] != nil { return }
+        hashes[id] = hash
+        pieces[id] = Self.rendered(state)
         changedSince = true
+    }
+
+    /// `state`'s bytes in an array of exactly their size, kept for as long as the session lives.
+    static func rendered(_ state: HostSnapshot.SessionState) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(4096)
+        StateFile.sessionJSON(state).write(into: &bytes)
+        guard bytes.capacity > bytes.count else { return bytes }
+        return [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, count in
+            count = buffer.initialize(fromContentsOf: bytes)
+        }
     }
 
     /// Every session captured again, the file's order rebuilt from the model's.
@@ -120,20 +140,22 @@ struct StateCache {
         let old = pieces
         pieces = [:]
         pieces.reserveCapacity(model.sessions.count)
-        var kept: [SessionID: HostSnapshot.SessionState] = [:]
+        var kept: [SessionID: Int] = [:]
+        kept.reserveCapacity(model.sessions.count)
         for s in model.orderedSessions where s.app == NowPlayingModel.hostApp {
             let state = HostSnapshot.capture(s, in: model, at: now, origin: configSessions.contains(s.id) ? .config : .client)
             captures += 1
-            if states[s.id] == state, let bytes = old[s.id] {
+            let hash = state.hashValue
+            if hashes[s.id] == hash, let bytes = old[s.id] {
                 pieces[s.id] = bytes
             } else {
-                pieces[s.id] = StateFile.sessionJSON(state).serialized()
+                pieces[s.id] = Self.rendered(state)
                 changedSince = true
             }
-            kept[s.id] = state
+            kept[s.id] = hash
         }
         if pieces.keys != old.keys { changedSince = true }
-        states = kept
+        hashes = kept
         needsFullScan = false
     }
 }

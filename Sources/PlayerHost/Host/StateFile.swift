@@ -138,21 +138,29 @@ public enum StateFile {
 
     /// `{command, isEnabled, targets}` plus the configuration keys the command has.
     static func commandJSON(_ c: HostSnapshot.CommandState) -> JSON {
-        let cfg = c.configuration
-        let all: [String: JSON] = [
-            "preferredIntervals": .array(cfg.preferredIntervals.map { .double($0) }),
-            "supportedPlaybackRates": .array(cfg.supportedPlaybackRates.map { .double($0) }),
-            "currentRepeatType": .string(cfg.currentRepeatType.rawValue),
-            "currentShuffleType": .string(cfg.currentShuffleType.rawValue),
-            "minimumRating": .double(cfg.minimumRating), "maximumRating": .double(cfg.maximumRating),
-            "isActive": .bool(cfg.isActive), "localizedTitle": .string(cfg.localizedTitle),
-        ]
         var o: [String: JSON] = [
             "command": .string(c.kind.rawValue), "isEnabled": .bool(c.isEnabled),
             "targets": .array(c.builtinTargets.map { .array($0.map { .int(Int64($0)) }) }),
         ]
-        for key in c.kind.configurationKeys { o[key] = all[key] }
+        // Only the command's own keys are built (this runs for every command of every session
+        // rendered; building all eight to keep one or two cost the state store's renders).
+        for key in c.kind.configurationKeys { o[key] = configurationValue(key, c.configuration) }
         return .object(o)
+    }
+
+    /// One configuration key's value (nil: a key this file does not know).
+    static func configurationValue(_ key: String, _ cfg: CommandConfiguration) -> JSON? {
+        switch key {
+        case "preferredIntervals": return .array(cfg.preferredIntervals.map { .double($0) })
+        case "supportedPlaybackRates": return .array(cfg.supportedPlaybackRates.map { .double($0) })
+        case "currentRepeatType": return .string(cfg.currentRepeatType.rawValue)
+        case "currentShuffleType": return .string(cfg.currentShuffleType.rawValue)
+        case "minimumRating": return .double(cfg.minimumRating)
+        case "maximumRating": return .double(cfg.maximumRating)
+        case "isActive": return .bool(cfg.isActive)
+        case "localizedTitle": return .string(cfg.localizedTitle)
+        default: return nil
+        }
     }
 
     // MARK: Parsing
