@@ -84,7 +84,17 @@ import Testing
         let hog = try d.client()
         let burst = Array(String(repeating: #"{"jsonrpc":"2.0","method":"rpc.discover","id":1}"# + "\n", count: 200).utf8)
         for _ in 0..<10 { try hog.send(burst) }
-        #expect(try d.client().call("host.ping") == "pong")
+        // The time budget per turn spreads the hog's burst over loop turns: wait (each check is a
+        // round trip, under a deadline) until the daemon holds replies the hog's socket did not
+        // take, so SIGTERM meets a client that cannot take its last replies.
+        let probe = try d.client()
+        #expect(try probe.call("host.ping") == "pong")
+        let deadline = ContinuousClock.now + .seconds(10)
+        var held = 0
+        while held == 0 && ContinuousClock.now < deadline {
+            held = Int(try probe.call("host.stats")["server"]?["queuedOutputBytes"]?.intValue ?? 0)
+        }
+        #expect(held > 0, "the daemon holds output the hog does not read")
         // Exits within the 2 s shutdown grace (the deadline here is generous, not a measurement).
         #expect(d.stop(signal: SIGTERM, deadline: 15)?.status == 0)
         #expect(d.stderrText.contains("shutdown deadline") || d.stderrText.contains("client is not reading"))
