@@ -53,7 +53,9 @@ struct Promote: ParsableCommand {
         commandName: "promote",
         abstract: "Make a session its app's active session (session.becomeActiveIfPossible); exit 1 with the reason if it cannot.",
         discussion: """
-            This is picture-in-picture expanded: the session becomes Now Playing if it is             eligible. A session whose audio was interrupted is not: `npctl activate` it first.
+            This is picture-in-picture expanded: the session becomes Now Playing if it is \
+            eligible. A session whose audio was interrupted is not: \
+            `npctl activate` it first.
 
             Examples:
               npctl promote pip
