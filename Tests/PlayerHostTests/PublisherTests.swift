@@ -30,9 +30,12 @@ import Testing
         let event = PublishedEvent(.nowPlaying(nil))
         subs.receive(event)
         #expect(event.isRendered)
-        #expect(a.output == event.notificationLine && b.output == a.output, "the same bytes")
-        #expect(star.output == a.output, "* and nowPlaying: one copy")
-        #expect(other.output.isEmpty)
+        #expect(a.pendingOutput == event.notificationLine && b.pendingOutput == a.pendingOutput, "the same bytes")
+        #expect(star.pendingOutput == a.pendingOutput, "* and nowPlaying: one copy")
+        // Not even copied: every subscriber holds the event's own buffer.
+        let buffer = event.notificationLine.withUnsafeBufferPointer { $0.baseAddress }
+        #expect([a, b, star].allSatisfy { $0.sharedLine.withUnsafeBufferPointer { $0.baseAddress } == buffer })
+        #expect(other.pendingOutput.isEmpty)
         #expect(subs.deliveries == 3)
         subs.unsubscribe(star, ["*"])
         #expect(subs.count(.nowPlaying) == 3, "still subscribed by name")
@@ -55,7 +58,7 @@ import Testing
         #expect(writes == 0 && subs.hasUnflushed)
         subs.flush()
         #expect(writes == 1 && !subs.hasUnflushed)
-        #expect(c.output.count == 3 * PublishedEvent(.nowPlaying(nil)).notificationLine.count)
+        #expect(c.pendingOutput.count == 3 * PublishedEvent(.nowPlaying(nil)).notificationLine.count)
     }
 
     @Test func leavingFromTheMiddleOfATopicKeepsEveryOtherSubscriber() throws {
@@ -67,7 +70,7 @@ import Testing
         subs.remove(connectionID: 2)  // twice: nothing more
         #expect(subs.count(.nowPlaying) == 3)
         subs.receive(PublishedEvent(.nowPlaying(nil)))
-        #expect(cs.map { !$0.output.isEmpty } == [false, false, true, true, true])
+        #expect(cs.map { !$0.pendingOutput.isEmpty } == [false, false, true, true, true])
         #expect(subs.deliveries == 3)
         // Back in: at the end of the topic's array, once however often it subscribes.
         try subs.subscribe(cs[0], ["nowPlaying"])
@@ -98,13 +101,13 @@ import Testing
         try subs.subscribe(new, ["nowPlaying"])
         let current = NowPlayingSnapshot(session: "s", info: NowPlayingInfo([.title: .text("Now")]), playbackState: .playing, timestamp: .zero)
         subs.start(new, from: current)
-        let given = new.output.count
+        let given = new.pendingOutput.count
         // The value that waited in the gate goes out: the old subscriber gets it, the new one has it.
         subs.receive(PublishedEvent(.nowPlaying(current)))
-        #expect(new.output.count == given && !old.output.isEmpty)
+        #expect(new.pendingOutput.count == given && !old.pendingOutput.isEmpty)
         // From then on both get everything.
         subs.receive(PublishedEvent(.nowPlaying(nil)))
-        #expect(new.output.count > given)
+        #expect(new.pendingOutput.count > given)
     }
 
     @Test func anAppFacingEventReachesItsOwnerUnsubscribed() {
@@ -112,7 +115,7 @@ import Testing
         let owner = connection(7)
         subs.connection = { $0 == 7 ? owner : nil }
         subs.receive(PublishedEvent(.model(.activeChanged("s", isActive: true)), owner: 7))
-        #expect(!owner.output.isEmpty)
+        #expect(!owner.pendingOutput.isEmpty)
     }
 
     @Test func subscriptionsPerClientHaveALimitThatNamesIt() throws {

@@ -25,8 +25,8 @@ final class RPCHarness {
 
     /// Takes every complete output line, parsed.
     func takeReplies() -> [JSON] {
-        let out = connection.output
-        connection.output.removeAll()
+        let out = connection.pendingOutput
+        connection.discardOutput()
         return out.split(separator: 0x0A, omittingEmptySubsequences: true).map { line in
             try! JSONParser.parse(Array(line))
         }

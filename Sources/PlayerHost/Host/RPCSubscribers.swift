@@ -28,11 +28,13 @@ public final class RPCSubscribers: EventSink {
     /// The Now Playing value each connection was given on subscribing, until the next one is
     /// published: a value that waited in the gate and shows the same is not sent to it again.
     private var joined: [Int: NowPlayingSnapshot?] = [:]
+    // `@exclusivity(unchecked)` below: touched per subscriber of every event; why it is safe in
+    // `RPCConnection`'s comment.
     /// Connections with events queued but not yet written (`flush()` writes them); each has
     /// `isQueuedForFlush` set while it is here, so it is here once.
-    private var unflushed: [RPCConnection] = []
+    @exclusivity(unchecked) private var unflushed: [RPCConnection] = []
     /// `flush()`'s batch, kept to reuse its storage.
-    private var flushing: [RPCConnection] = []
+    @exclusivity(unchecked) private var flushing: [RPCConnection] = []
 
     public init(maxSubscriptions: Int = defaultMaxSubscriptions) {
         self.maxSubscriptions = maxSubscriptions
@@ -99,10 +101,14 @@ public final class RPCSubscribers: EventSink {
         let line = event.notificationLine
         // Queued now, written by `flush()`: a burst of events costs each subscriber one write.
         // (`members` is a copy of the roster: a subscriber cut off later leaves it, nothing more.)
-        if given.isEmpty {
-            for rpc in roster.members { queue(line, rpc) }
-        } else {
-            for rpc in roster.members where !given.contains(rpc.id) { queue(line, rpc) }
+        // Unmanaged: the roster holds each connection for the whole walk, so the loop need not
+        // retain and release every one of a thousand subscribers (cold cache lines each).
+        roster.members.withUnsafeBufferPointer { members in
+            for i in members.indices {
+                Unmanaged.passUnretained(members[i])._withUnsafeGuaranteedRef { rpc in
+                    if given.isEmpty || !given.contains(rpc.id) { queue(line, rpc) }
+                }
+            }
         }
         if let owner { queue(line, owner) }
         deliveries += count
@@ -110,11 +116,7 @@ public final class RPCSubscribers: EventSink {
 
     @inline(__always)
     private func queue(_ line: [UInt8], _ rpc: RPCConnection) {
-        if !rpc.isQueuedForFlush {
-            rpc.isQueuedForFlush = true
-            unflushed.append(rpc)
-        }
-        rpc.sendEncoded(line, flush: false)
+        if rpc.queueEvent(line) { unflushed.append(rpc) }
     }
 
     /// Whether events wait to be written.
@@ -126,9 +128,15 @@ public final class RPCSubscribers: EventSink {
         // The batch moves aside first: a write that cuts a client off may publish (its sessions
         // go), and what that queues waits for the next flush.
         swap(&unflushed, &flushing)
-        for rpc in flushing {
-            rpc.isQueuedForFlush = false
-            if !rpc.isClosed && !rpc.output.isEmpty { rpc.onOutput?() }
+        do {
+            // A local copy (one reference, no element copied): even a flush re-entered from a
+            // write could not change what this walk reads. Unmanaged, as in `receive`.
+            let batch = flushing
+            batch.withUnsafeBufferPointer { batch in
+                for i in batch.indices {
+                    Unmanaged.passUnretained(batch[i])._withUnsafeGuaranteedRef { $0.flushQueued() }
+                }
+            }
         }
         flushing.removeAll(keepingCapacity: true)
     }

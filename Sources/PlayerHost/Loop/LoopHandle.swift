@@ -9,8 +9,10 @@ public class LoopHandle {
     let handle: UnsafeMutablePointer<uv_handle_t>
     private let deallocate: (UnsafeMutablePointer<uv_handle_t>) -> Void
     public let loop: EventLoop
+    // `@exclusivity(unchecked)` below: touched per subscriber of every event; why it is safe in
+    // `RPCConnection`'s comment.
     /// True once `close()` was called (the close callback may still be pending).
-    public private(set) var isClosing = false
+    @exclusivity(unchecked) public private(set) var isClosing = false
     private var onClose: (() -> Void)?
 
     init<H>(loop: EventLoop, pointer: UnsafeMutablePointer<H>) {

@@ -13,10 +13,15 @@ import Glibc
 public final class PipeStream: LoopHandle {
     private var onRead: ((UnsafeRawBufferPointer) -> Void)?
     private var onEnd: ((LoopError?) -> Void)?
-    private var onConnect: ((LoopError?) -> Void)?
+    // `@exclusivity(unchecked)` below: touched per subscriber of every event; why it is safe in
+    // `RPCConnection`'s comment.
+    @exclusivity(unchecked) private var onConnect: ((LoopError?) -> Void)?
     private var onWriteError: ((LoopError) -> Void)?
     /// Bytes handed to libuv but not yet written to the socket.
-    public private(set) var pendingWriteBytes = 0
+    public var pendingWriteBytes: Int { queuedWriteBytes }
+    /// `pendingWriteBytes`' storage. (Read through the property from other modules: the
+    /// unchecked exclusivity of a stored property holds only where it is declared.)
+    @exclusivity(unchecked) private var queuedWriteBytes = 0
     /// The same, as libuv counts it now: it drops as a large write goes out piece by piece,
     /// where `pendingWriteBytes` changes only when a whole write completes (a slow reader taking
     /// one big reply is making progress all along).
@@ -24,14 +29,14 @@ public final class PipeStream: LoopHandle {
         isClosing ? 0 : Int(uv_stream_get_write_queue_size(stream))
     }
     /// The first write failure. Set at once; the owner hears of it on the loop's next turn.
-    public private(set) var writeFailure: LoopError?
+    @exclusivity(unchecked) public private(set) var writeFailure: LoopError?
     private var onDrain: (() -> Void)?
     private var drainBelow = 0
     private var shutdownCallback: ((LoopError?) -> Void)?
     /// The descriptor `send(2)` writes to: found on the first write, once the stream is open and
     /// not connecting; -1 for a pipe (`ENOTSOCK`: `uv_try_write` from then on).
-    private var socketFD: Int32 = -1
-    private var probedSocket = false
+    @exclusivity(unchecked) private var socketFD: Int32 = -1
+    @exclusivity(unchecked) private var probedSocket = false
 
     var raw: UnsafeMutablePointer<uv_pipe_t> {
         UnsafeMutablePointer<uv_pipe_t>(OpaquePointer(handle))
@@ -220,13 +225,13 @@ public final class PipeStream: LoopHandle {
         let req = UnsafeMutablePointer<uv_write_t>.allocate(capacity: 1)
         req.pointee.data = copy.baseAddress
         var buf = uv_buf_t(base: copy.baseAddress!.assumingMemoryBound(to: CChar.self), len: copy.count)
-        pendingWriteBytes += bytes.count
+        queuedWriteBytes += bytes.count
         let status = uv_write(req, stream, &buf, 1) { req, status in
             let req = req!
             let stream = req.pointee.handle!
             let me = LoopHandle.object(stream, as: PipeStream.self)
             let count = Int(uv_stream_get_write_queue_size(stream))
-            me.pendingWriteBytes = count
+            me.queuedWriteBytes = count
             req.pointee.data.deallocate()
             req.deallocate()
             if status < 0 && status != Int32(UV_ECANCELED.rawValue) {
@@ -236,7 +241,7 @@ public final class PipeStream: LoopHandle {
             }
         }
         if status < 0 {
-            pendingWriteBytes -= bytes.count
+            queuedWriteBytes -= bytes.count
             copy.deallocate()
             req.deallocate()
             failWrite(LoopError(code: status, operation: "uv_write"))

@@ -55,9 +55,8 @@ public final class PluginContext {
     }
 
     private func flush() {
-        guard !isClosed, !rpc.output.isEmpty else { return }
-        rpc.output.withUnsafeBytes { stream.write($0) }
-        rpc.output.removeAll(keepingCapacity: true)
+        guard !isClosed else { return }
+        rpc.drainOutput { stream.write($0) }
     }
 
     /// Calls a host method; `completion` (optional) gets its result. Calls are answered in order.

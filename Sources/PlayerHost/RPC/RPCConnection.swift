@@ -6,6 +6,16 @@ import PlayerHostBase
 /// dispatches to the method table, keeps replies in request order even when some complete later
 /// (unless `repliesInRequestOrder` is off), and carries requests the host sends to the client (and
 /// their responses).
+///
+/// Exclusivity: the properties an event fan-out touches for every subscriber are
+/// `@exclusivity(unchecked)` (here, in `PipeStream`, `LoopHandle`, `ClientConnection` and
+/// `RPCSubscribers`). Each is used on the loop thread only, and no access to one spans a call that
+/// can reach the same property again (`drainOutput`'s `write` must not reach this connection);
+/// the dynamic checks (a thread-local lookup each) were about a fifth of the daemon's user time
+/// per delivery, ~30 per subscriber (docs/PERFORMANCE.md, "Fan-out without exclusivity checks").
+/// The attribute holds only in the module that declares the property, so other modules go
+/// through methods and computed properties declared here (`unsentBytes`, `drainOutput`,
+/// `queueEvent`, `flushQueued`) rather than the stored properties.
 public final class RPCConnection {
     /// What the transport should do after `receive`.
     public enum Disposition: Equatable {
@@ -18,20 +28,24 @@ public final class RPCConnection {
     public let dispatcher: RPCDispatcher
     /// Per-client state owned by the host (which app this is, its subscriptions…).
     public var context: AnyObject?
-    /// Bytes ready to be written to the client.
-    public var output: [UInt8] = []
+    /// Bytes ready to be written to the client (after `sharedLine`).
+    @exclusivity(unchecked) public var output: [UInt8] = []
+    /// An event line shared with every other subscriber, queued without a copy while nothing else
+    /// waits: `drainOutput` writes it before `output`. A fan-out to a thousand
+    /// subscribers then costs no copy, and no write access to each one's `output`. Empty: none.
+    @exclusivity(unchecked) public private(set) var sharedLine: [UInt8] = []
     /// Asks the transport to write `output` when bytes were added outside `receive` (an event,
     /// a late reply, a request to the client).
-    public var onOutput: (() -> Void)?
+    @exclusivity(unchecked) public var onOutput: (() -> Void)?
     /// Reply bytes ready but held behind an earlier reply that is not (they count toward the
     /// client's output limit like bytes queued on the socket).
-    public private(set) var heldReplyBytes = 0
+    @exclusivity(unchecked) public private(set) var heldReplyBytes = 0
     /// Set by `close()`.
-    public private(set) var isClosed = false
-    /// Whether the connection waits in a batch whose owner calls `onOutput` later (the event
-    /// subscribers' flush): set and cleared by that owner, so it queues the connection once
-    /// without a lookup.
-    public var isQueuedForFlush = false
+    @exclusivity(unchecked) public private(set) var isClosed = false
+    /// Whether the connection waits in a batch whose owner calls `flushQueued` later (the event
+    /// subscribers' flush): set by `queueEvent`, so the owner queues the connection once without
+    /// a lookup.
+    @exclusivity(unchecked) public private(set) var isQueuedForFlush = false
     /// Runs work on a later loop turn (the transport sets it): a request made on a closed
     /// connection fails there, not inside the `request` call. Unset (tests of this type alone):
     /// at once.
@@ -104,7 +118,57 @@ public final class RPCConnection {
     public var transportQueuedBytes: () -> Int = { 0 }
 
     /// Everything queued for the client: on the socket, in `output`, held behind a slow reply.
-    public var queuedBytes: Int { transportQueuedBytes() + output.count + heldReplyBytes }
+    public var queuedBytes: Int { transportQueuedBytes() + unsentBytes }
+
+    /// Whether bytes wait to be written (`sharedLine` or `output`).
+    public var hasOutput: Bool { !sharedLine.isEmpty || !output.isEmpty }
+
+    /// Everything waiting to be written, in order (tests, and transports that copy anyway).
+    public var pendingOutput: [UInt8] { sharedLine.isEmpty ? output : sharedLine + output }
+
+    /// Bytes held here for the client: the shared line, `output`, replies held behind a slow one
+    /// (what the transport has queued on the socket is not included).
+    public var unsentBytes: Int { sharedLine.count + output.count + heldReplyBytes }
+
+    /// Hands everything ready to `write`, in order, as one buffer, and forgets it: the shared
+    /// event line alone when it is all that waits (no copy), else `output` (with the shared line
+    /// moved to its front). `write` must not reach back into this connection.
+    public func drainOutput(_ write: (UnsafeRawBufferPointer) -> Void) {
+        if !sharedLine.isEmpty {
+            if output.isEmpty {
+                let line = sharedLine
+                sharedLine = []
+                line.withUnsafeBytes(write)
+                return
+            }
+            output.insert(contentsOf: sharedLine, at: 0)
+            sharedLine = []
+        }
+        guard !output.isEmpty else { return }
+        output.withUnsafeBytes(write)
+        output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+    }
+
+    /// Queues an event line for a later `flushQueued` (the event subscribers' batch): returns
+    /// true when the connection was not queued yet, so the caller adds it to its batch once.
+    public func queueEvent(_ line: [UInt8]) -> Bool {
+        let first = !isQueuedForFlush
+        isQueuedForFlush = true
+        sendEncoded(line, flush: false)
+        return first
+    }
+
+    /// The batch's turn: out of the batch, and its bytes asked to be written (`onOutput`).
+    public func flushQueued() {
+        isQueuedForFlush = false
+        if !isClosed && hasOutput { onOutput?() }
+    }
+
+    /// Drops everything unwritten (the connection is being cut off).
+    public func discardOutput() {
+        sharedLine = []
+        output.removeAll(keepingCapacity: false)
+    }
 
     /// The reply to send for `result`: the error `limitExceeded` (with the output limit in `data`)
     /// instead of one that would take the client past its output limit, so a client that reads is
@@ -129,6 +193,18 @@ public final class RPCConnection {
     /// false the caller asks for the write later (`onOutput`), so that many events cost one write.
     public func sendEncoded(_ line: [UInt8], flush: Bool = true) {
         guard !isClosed else { return }
+        // Nothing waits: keep a reference to the shared bytes. Otherwise copy after what waits
+        // (bytes added later go to `output`, which is written after `sharedLine`: order holds).
+        if output.isEmpty {
+            if sharedLine.isEmpty {
+                sharedLine = line
+                if flush { requestFlush() }
+                return
+            }
+            // A second event before the write: both go out in one write from `output`.
+            output.append(contentsOf: sharedLine)
+            sharedLine = []
+        }
         output.append(contentsOf: line)
         if flush { requestFlush() }
     }
@@ -320,6 +396,7 @@ public final class RPCConnection {
         guard !isClosed else { return }
         isClosed = true
         onOutput = nil
+        sharedLine = []
         slots.removeAll()
         slotHead = 0
         heldReplyBytes = 0

@@ -31,16 +31,18 @@ final class ClientConnection {
     private var maxStall: UInt64 { limits.maxStallMilliseconds }
     private weak var server: ControlServer?
     private let logger: Logger
-    private(set) var isClosed = false
+    // `@exclusivity(unchecked)` below: touched per subscriber of every event; why it is safe in
+    // `RPCConnection`'s comment.
+    @exclusivity(unchecked) private(set) var isClosed = false
     /// A close is scheduled for the next turn: nothing more is read or written.
-    private(set) var isClosing = false
+    @exclusivity(unchecked) private(set) var isClosing = false
     let peerPID: Int32?
     /// Input read but not served yet (beyond one turn's budget), from a line boundary.
     private var inbox: [UInt8] = []
     /// Waiting in the server's round robin.
     var isScheduled = false
     /// Not read until its unsent output drains below half the high-water mark.
-    private(set) var isHeldBack = false
+    @exclusivity(unchecked) private(set) var isHeldBack = false
     /// Input ended (a limit broke, closing after flush): never read again.
     private var inputDone = false
     /// Armed while held back: a client that takes none of its output for `maxStallMilliseconds`
@@ -48,10 +50,10 @@ final class ClientConnection {
     private var stallTimer: Timer?
     private var pendingAtStallCheck = 0
     /// This connection's share of the server's `queuedOutputBytes`, as last reported.
-    private(set) var accountedBytes = 0
+    @exclusivity(unchecked) private(set) var accountedBytes = 0
     /// When the socket last took queued bytes, or stopped taking them (`EventLoop.hrtime`): of
     /// two clients holding as much, the one stalled longer is cut off first.
-    private(set) var lastProgress: UInt64 = 0
+    @exclusivity(unchecked) private(set) var lastProgress: UInt64 = 0
 
     init(stream: PipeStream, rpc: RPCConnection, server: ControlServer, peerPID: Int32?) {
         self.stream = stream
@@ -62,7 +64,7 @@ final class ClientConnection {
     }
 
     /// Unsent output: on the socket, not yet written, held behind a slow reply.
-    var queuedBytes: Int { stream.pendingWriteBytes + rpc.output.count + rpc.heldReplyBytes }
+    var queuedBytes: Int { stream.pendingWriteBytes + rpc.unsentBytes }
 
     /// Bytes wait on the socket: the client is not taking its output as fast as it comes.
     var isStalled: Bool { stream.pendingWriteBytes > 0 }
@@ -195,17 +197,18 @@ final class ClientConnection {
     func flush() {
         guard !isClosed else { return }
         guard !isClosing else {
-            rpc.output.removeAll(keepingCapacity: false)
+            rpc.discardOutput()
             return
         }
-        if !rpc.output.isEmpty {
-            let wasFlowing = stream.pendingWriteBytes == 0
-            rpc.output.withUnsafeBytes { stream.write($0) }
-            rpc.output.removeAll(keepingCapacity: rpc.output.capacity <= 1 << 20)
-            if wasFlowing && stream.pendingWriteBytes > 0 { lastProgress = EventLoop.hrtime() }
-        }
+        let wasFlowing = stream.pendingWriteBytes == 0
+        // One write of everything ready; an event shared with other subscribers is written from
+        // the shared bytes (no copy per subscriber).
+        rpc.drainOutput { stream.write($0) }
         // Replies held behind a slow one count too, or a client could pile up memory behind it.
         let queued = queuedBytes
+        // The common case of an event or reply the socket took whole: nothing to account.
+        if queued == 0 && accountedBytes == 0 && !isHeldBack { return }
+        if wasFlowing && stream.pendingWriteBytes > 0 { lastProgress = EventLoop.hrtime() }
         if queued > maxOutput {
             let reason = "client is not reading: \(queued) bytes queued (limit \(maxOutput))"
             logger.warning("disconnecting client \(rpc.id): \(reason)")
@@ -228,7 +231,7 @@ final class ClientConnection {
         guard !isClosed, !isClosing else { return }
         isClosing = true
         stream.stopReading()
-        rpc.output.removeAll(keepingCapacity: false)
+        rpc.discardOutput()
         inbox = []
         account()  // what it holds is freed on the next turn: the budget counts it gone now
         stream.loop.onNextTurn { [self] in
