@@ -52,22 +52,22 @@ public final class RPCConnection {
     public var scheduler: ((@escaping () -> Void) -> Void)?
 
     private var framer: LineFramer
-    private var inReceive = false
-    private var slots: [ReplySlot] = []
-    private var slotHead = 0
+    @exclusivity(unchecked) private var inReceive = false
+    @exclusivity(unchecked) private var slots: [ReplySlot] = []
+    @exclusivity(unchecked) private var slotHead = 0
     private var nextOutgoingID: Int64 = 1
     private var outgoing: [Int64: (Result<JSON, RPCError>) -> Void] = [:]
     /// Off only in tests that compare the fast path with the general one.
-    var usesFastPath = true
+    @exclusivity(unchecked) var usesFastPath = true
     /// Whether replies go out in request order (the default: what the host promises its clients,
     /// so a client may pipeline requests and read the answers in turn). Off, each reply (a batch's
     /// as a whole) goes out as soon as it is complete: JSON-RPC pairs a response with its request
     /// by id, and a plugin serving the host's `command.handle` for many sessions must not hold
     /// one session's answer behind another's slow one.
-    public var repliesInRequestOrder = true
+    @exclusivity(unchecked) public var repliesInRequestOrder = true
     /// The host end of an in-process plugin's socketpair: served like any client, but not a
     /// client in the counts (`host.stats`, the connection cap), which describe the socket.
-    public package(set) var isInternal = false
+    @exclusivity(unchecked) public package(set) var isInternal = false
 
     public init(id: Int, dispatcher: RPCDispatcher) {
         self.id = id
@@ -115,7 +115,7 @@ public final class RPCConnection {
 
     /// Bytes the transport holds for this client besides `output` (queued on the socket). With
     /// it, a reply that would take the client past `maxOutputBytes` becomes an error reply.
-    public var transportQueuedBytes: () -> Int = { 0 }
+    @exclusivity(unchecked) public var transportQueuedBytes: () -> Int = { 0 }
 
     /// Everything queued for the client: on the socket, in `output`, held behind a slow reply.
     public var queuedBytes: Int { transportQueuedBytes() + unsentBytes }

@@ -11,15 +11,18 @@ public final class RPCDispatcher {
         case pending(id: RequestID, RPCPromise)
     }
 
-    public var table: MethodTable
+    // `@exclusivity(unchecked)` below: read for every request, and no access spans a call that
+    // could reach the same property (a handler runs after `table.method(named:)` returned); why
+    // that matters in `RPCConnection`'s comment.
+    @exclusivity(unchecked) public var table: MethodTable
     /// The limits in effect; a configuration reload may change the fairness knobs and the output
     /// budget (connections read them as they go).
-    public package(set) var limits: RPCLimits
+    @exclusivity(unchecked) public package(set) var limits: RPCLimits
     /// Requests (and notifications) from clients that reached a method handler (in-process
     /// plugins' own calls are not counted).
-    public internal(set) var requestsServed = 0
+    @exclusivity(unchecked) public internal(set) var requestsServed = 0
     /// Lines that parsed as JSON.
-    public internal(set) var linesReceived = 0
+    @exclusivity(unchecked) public internal(set) var linesReceived = 0
 
     public init(table: MethodTable = MethodTable(), limits: RPCLimits = RPCLimits()) {
         self.table = table
