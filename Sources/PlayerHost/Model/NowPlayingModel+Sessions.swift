@@ -170,7 +170,6 @@ extension NowPlayingModel {
             guard m.index.sessions(of: app).count < m.limits.sessionsPerApp else {
                 throw ModelLimits.exceeded("max_sessions_per_app", m.limits.sessionsPerApp, "app '\(app)' has that many sessions")
             }
-            let sid: SessionID
             if let id {
                 guard !id.isEmpty, id.count <= 64, !id.contains(where: { $0.isWhitespace || $0.isNewline }) else {
                     throw ModelError.invalid("session id must be 1–64 characters without spaces")
@@ -178,12 +177,6 @@ extension NowPlayingModel {
                 guard m.sessions[id] == nil else {
                     throw ModelError(.sessionExists, "session '\(id)' already exists", detail: ["session": .string(id)])
                 }
-                sid = id
-            } else {
-                var candidate = kind.description
-                var n = 2
-                while m.sessions[candidate] != nil { candidate = "\(kind.description)-\(n)"; n += 1 }
-                sid = candidate
             }
             guard Set(adopting).count == adopting.count else { throw ModelError.invalid("a player is listed twice") }
             for pid in adopting {
@@ -199,6 +192,7 @@ extension NowPlayingModel {
             let total = fresh + adopting.count
             guard fresh >= 0, (1...16).contains(total) else { throw ModelError.invalid("a session has 1–16 players") }
             if kind == .multiview, total != 4 { throw ModelError.invalid("a multiview session has exactly 4 players") }
+            let sid = id ?? m.firstFreeDefaultID(for: kind)
 
             var ids = adopting
             for i in 0..<fresh {
@@ -236,6 +230,36 @@ extension NowPlayingModel {
         }
     }
 
+    /// The first free default id for a kind: `main`, then `main-2`, `main-3`… (the lowest free
+    /// suffix, as ever), from the hints rather than by trying every suffix from 2. Nothing is
+    /// taken off the hints for the id returned: should the operation fail, it stays free.
+    mutating func firstFreeDefaultID(for kind: SessionKind) -> SessionID {
+        let base = kind.description
+        defaultIDHints.probes += 1
+        if sessions[base] == nil { return base }
+        var hints = defaultIDHints.kinds[base] ?? .init()
+        defer { defaultIDHints.kinds[base] = hints }
+        while let k = hints.freed.min {
+            defaultIDHints.probes += 1
+            if sessions["\(base)-\(k)"] == nil { return "\(base)-\(k)" }
+            hints.freed.removeMin()
+        }
+        while true {
+            defaultIDHints.probes += 1
+            if sessions["\(base)-\(hints.top)"] == nil { return "\(base)-\(hints.top)" }
+            hints.top += 1
+        }
+    }
+
+    /// A closed default id `kind-n` below the kind's `top` is free again: the lowest such is the
+    /// next one given.
+    private mutating func freeDefaultID(_ id: SessionID) {
+        guard let dash = id.lastIndex(of: "-"), let n = Int(id[id.index(after: dash)...]) else { return }
+        let base = String(id[..<dash])
+        guard let top = defaultIDHints.kinds[base]?.top, n < top else { return }
+        defaultIDHints.kinds[base]?.freed.insert(n)
+    }
+
     mutating func closeNow(_ id: SessionID, reason: SessionCloseReason, at t: MonotonicInstant) {
         guard let s = sessions[id] else { return }
         for pid in s.playerIDs {
@@ -249,6 +273,7 @@ extension NowPlayingModel {
             }
         }
         sessions[id] = nil
+        freeDefaultID(id)
         releaseInterruptions(by: id, shouldResume: false)
         if apps[s.app]?.preferredSession == id { apps[s.app]?.preferredSession = nil }
         closedHints[id] = reason

@@ -1,3 +1,5 @@
+import HeapModule
+
 /// The pure, deterministic core of PlayerHost: apps, sessions, players, command centers, audio
 /// sessions, publishing and the arbiter (SPEC §1). The RPC layer calls one operation per core
 /// method; each returns a `ModelResult` with the events to publish and the actions to perform.
@@ -42,6 +44,10 @@ public struct NowPlayingModel: Sendable, Equatable {
     /// How many times a session was re-evaluated by `reconcile()` since the model was made:
     /// tests prove an operation on one session re-evaluates O(1) sessions, whatever the total.
     public internal(set) var reevaluations = Tally()
+    /// Where the search for a free default session id starts, per kind (`createSession`).
+    var defaultIDHints = DefaultIDHints()
+    /// Default session ids tried since the model was made: tests prove a create tries O(1).
+    public var defaultIDProbes: Int { defaultIDHints.probes }
 
     // Scratch of the running operation.
     var outbox: [ModelEvent] = []
@@ -60,6 +66,22 @@ public struct NowPlayingModel: Sendable, Equatable {
     public struct Tally: Sendable, Equatable {
         public internal(set) var value = 0
         public static func == (_: Tally, _: Tally) -> Bool { true }
+    }
+
+    /// Per kind, what finding the first free default id (`main`, `main-2`, `main-3`…) needs to
+    /// know so that creating the 10 000th `main` costs what the first did: `top`, below which
+    /// every suffix is taken or in `freed` (the suffixes of closed sessions, lowest first; one
+    /// taken again since is dropped when met). A cache, not state: it takes no part in equality
+    /// (a failed operation that moved it changed nothing a reader sees).
+    struct DefaultIDHints: Sendable, Equatable {
+        struct Kind: Sendable {
+            var top = 2
+            var freed = Heap<Int>()
+        }
+        var kinds: [String: Kind] = [:]
+        /// Ids tried since the model was made (tests count them: amortized O(1) per create).
+        var probes = 0
+        static func == (_: DefaultIDHints, _: DefaultIDHints) -> Bool { true }
     }
 
     /// What was last published for a session, to diff against.
