@@ -256,6 +256,14 @@ import Testing
         let replaced = try c.call("info.set", ["session": "main", "info": ["title": "Only"]])["info"] ?? .null
         #expect(replaced["duration"] == nil)
         #expect(replaced["title"] == "Only")
+        // The reply is the session's info as published, elapsed as of the reply (from what the
+        // operation returned, as `info.get` would show it).
+        let timed = try c.call("info.set", ["session": "main", "info": ["title": "Live", "elapsed": 30, "rate": 1, "duration": 200]])
+        #expect(timed["session"] == "main")
+        let elapsed = timed["info"]?["elapsed"]?.doubleValue ?? -1
+        #expect(elapsed >= 30 && elapsed < 31, "elapsed \(elapsed)")
+        let got = try c.call("info.get", ["session": "main"])
+        #expect(got["info"]?["title"] == timed["info"]?["title"] && got["playbackState"] == timed["playbackState"])
     }
 }
 

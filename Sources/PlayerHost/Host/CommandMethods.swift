@@ -98,8 +98,10 @@ extension HostMethods {
                 let id = try call.params.string("session")
                 try P.requireOwner(np, call, id)
                 let info = JSON.object(try call.params.object("info"))
-                try np.perform { m, t in try op(&m, id, info, t) }
-                return try np.read { m, t in try m.infoJSON(session: id, now: t) }
+                // The reply is what the operation returned (manual info: no timeline to read),
+                // not a second read of the model.
+                let published = try np.perform { m, t in try op(&m, id, info, t) }
+                return published.snapshot(session: id, at: np.now).toJSON()
             }
         }
         return [

@@ -63,12 +63,24 @@ extension NowPlayingModel {
         if s.automaticallyPublishes, let pid = s.playerIDs.first, let t = players[pid]?.timeline, t.currentItem != nil {
             let ads = adSchedule(s, t)
             info[.elapsed] = .number(ads.contentTime(t.elapsed(at: now)))
-        } else if let e = info.elapsed {
-            let rate = info.rate ?? 0
-            var inferred = max(0, e + rate * max(0, now.seconds(since: published.timestamp)))
-            if let d = info.duration { inferred = min(inferred, d) }
-            info[.elapsed] = .number(inferred)
+            return NowPlayingSnapshot(session: s.id, info: info, playbackState: published.playbackState, timestamp: now)
         }
-        return NowPlayingSnapshot(session: s.id, info: info, playbackState: published.playbackState, timestamp: now)
+        return published.snapshot(session: s.id, at: now)
+    }
+}
+
+extension PublishedInfo {
+    /// What a reader sees at `now` of info with no player timeline behind it (published by hand,
+    /// or nothing playing): `elapsed + rate × (now − timestamp)`, within the duration. The reply
+    /// of `info.set`/`info.update` is this, from what the operation returned.
+    public func snapshot(session: SessionID, at now: MonotonicInstant) -> NowPlayingSnapshot {
+        var shown = info
+        if let e = info.elapsed {
+            let rate = info.rate ?? 0
+            var inferred = max(0, e + rate * max(0, now.seconds(since: timestamp)))
+            if let d = info.duration { inferred = min(inferred, d) }
+            shown[.elapsed] = .number(inferred)
+        }
+        return NowPlayingSnapshot(session: session, info: shown, playbackState: playbackState, timestamp: now)
     }
 }
