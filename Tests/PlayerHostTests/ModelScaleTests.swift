@@ -155,6 +155,11 @@ extension ModelScaleTests {
         #expect(try m.createSession(kind: .main, now: at(2)).value.id == "main-20")
         #expect(try m.createSession(kind: .main, now: at(2)).value.id == "main-500")
         #expect(try m.createSession(kind: .main, now: at(2)).value.id == "main-\(n + 1)")
+        // Ids that are not default ones are never handed out, even once closed.
+        _ = try m.createSession(id: "main-1", kind: .main, now: at(3))
+        _ = try m.createSession(id: "main-05", kind: .main, now: at(3))
+        _ = try m.closeSession("main-1", now: at(3))
+        _ = try m.closeSession("main-05", now: at(3))
         // A failed create (here: 17 players) leaves the name it would have taken free.
         _ = try m.closeSession("main-7", now: at(3))
         #expect(throws: ModelError.self) { try m.createSession(kind: .main, playerCount: 17, now: at(3)) }

@@ -231,30 +231,35 @@ extension NowPlayingModel {
     }
 
     /// The first free default id for a kind: `main`, then `main-2`, `main-3`… (the lowest free
-    /// suffix, as ever), from the hints rather than by trying every suffix from 2. Nothing is
-    /// taken off the hints for the id returned: should the operation fail, it stays free.
+    /// suffix, as ever), from the hints rather than by trying every suffix from 2. Called once
+    /// the create has been validated (nothing after it fails), so the id given is taken off them.
     mutating func firstFreeDefaultID(for kind: SessionKind) -> SessionID {
         let base = kind.description
         defaultIDHints.probes += 1
         if sessions[base] == nil { return base }
-        var hints = defaultIDHints.kinds[base] ?? .init()
+        // Out of the dictionary while it changes: a copy left in it would make the heap's first
+        // change copy the whole heap.
+        var hints = defaultIDHints.kinds.removeValue(forKey: base) ?? .init()
         defer { defaultIDHints.kinds[base] = hints }
-        while let k = hints.freed.min {
+        while let k = hints.freed.popMin() {
             defaultIDHints.probes += 1
             if sessions["\(base)-\(k)"] == nil { return "\(base)-\(k)" }
-            hints.freed.removeMin()
         }
         while true {
             defaultIDHints.probes += 1
-            if sessions["\(base)-\(hints.top)"] == nil { return "\(base)-\(hints.top)" }
+            let n = hints.top
             hints.top += 1
+            if sessions["\(base)-\(n)"] == nil { return "\(base)-\(n)" }
         }
     }
 
-    /// A closed default id `kind-n` below the kind's `top` is free again: the lowest such is the
-    /// next one given.
+    /// A closed default id `kind-n` (n ≥ 2, written as a default would be) below the kind's
+    /// `top` is free again: the lowest such is the next one given. (`main-1`, `main-02`: not
+    /// default ids, never handed out.)
     private mutating func freeDefaultID(_ id: SessionID) {
-        guard let dash = id.lastIndex(of: "-"), let n = Int(id[id.index(after: dash)...]) else { return }
+        guard let dash = id.lastIndex(of: "-") else { return }
+        let suffix = id[id.index(after: dash)...]
+        guard let n = Int(suffix), n >= 2, String(n) == suffix else { return }
         let base = String(id[..<dash])
         guard let top = defaultIDHints.kinds[base]?.top, n < top else { return }
         defaultIDHints.kinds[base]?.freed.insert(n)

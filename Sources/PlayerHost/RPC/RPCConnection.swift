@@ -145,8 +145,25 @@ public final class RPCConnection {
             sharedLine = []
         }
         guard !output.isEmpty else { return }
+        #if DEBUG
+        isDraining = true
+        defer { isDraining = false }
+        #endif
         output.withUnsafeBytes(write)
         output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+    }
+
+    #if DEBUG
+    /// `drainOutput`'s `write` is running over `output` (unchecked: see the type's comment), so
+    /// nothing may change it; debug builds (the tests) assert that nothing does.
+    private var isDraining = false
+    #endif
+
+    @inline(__always)
+    private func assertNotDraining() {
+        #if DEBUG
+        assert(!isDraining, "output changed while drainOutput's write ran over it")
+        #endif
     }
 
     /// Queues an event line for a later `flushQueued` (the event subscribers' batch): returns
@@ -166,6 +183,7 @@ public final class RPCConnection {
 
     /// Drops everything unwritten (the connection is being cut off).
     public func discardOutput() {
+        assertNotDraining()
         sharedLine = []
         output.removeAll(keepingCapacity: false)
     }
@@ -183,6 +201,7 @@ public final class RPCConnection {
 
     /// Sends a notification (e.g. an event) to the client.
     public func notify(method: String, params: JSON) {
+        assertNotDraining()
         guard !isClosed else { return }
         RPCEncoder.notification(method: method, params: params, into: &output)
         requestFlush()
@@ -192,6 +211,7 @@ public final class RPCConnection {
     /// to every subscriber): the bytes are appended as they are, never re-encoded. With `flush`
     /// false the caller asks for the write later (`onOutput`), so that many events cost one write.
     public func sendEncoded(_ line: [UInt8], flush: Bool = true) {
+        assertNotDraining()
         guard !isClosed else { return }
         // Nothing waits: keep a reference to the shared bytes. Otherwise copy after what waits
         // (bytes added later go to `output`, which is written after `sharedLine`: order holds).
@@ -218,6 +238,7 @@ public final class RPCConnection {
             if let scheduler { scheduler(fail) } else { fail() }
             return 0
         }
+        assertNotDraining()
         let rid = nextOutgoingID
         nextOutgoingID += 1
         outgoing[rid] = completion
@@ -328,6 +349,7 @@ public final class RPCConnection {
     // MARK: - Ordered replies
 
     private func emit(_ r: RPCDispatcher.ItemResult) {
+        assertNotDraining()
         switch r {
         case .none:
             return
@@ -393,6 +415,7 @@ public final class RPCConnection {
     /// Marks the connection gone: late answers to its deferred requests are dropped, nothing more
     /// is produced. Idempotent.
     public func close() {
+        assertNotDraining()
         guard !isClosed else { return }
         isClosed = true
         onOutput = nil
