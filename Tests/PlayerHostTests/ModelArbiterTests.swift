@@ -19,6 +19,36 @@ import Testing
         #expect(try m.becomeActiveIfPossible("s", now: .zero).value == BecomeActiveResult(active: true, reason: nil))
     }
 
+    /// `Eligibility.isEligible` (no reasons built: what reconciliation asks) agrees with the full
+    /// `Eligibility` on every combination of the conditions.
+    @Test func theQuickAnswerAgreesWithTheFullOneEverywhere() throws {
+        var m = NowPlayingModel()
+        _ = try m.createSession(id: "s", kind: .main, now: .zero)
+        let base = try #require(m.sessions["s"])
+        var seen = (eligible: 0, not: 0)
+        for category in AudioCategory.allCases {
+            for options in [[], [AudioOption.mixWithOthers], [.duckOthers], [.mixWithOthers, .duckOthers]] as [Set<AudioOption>] {
+                for active in [false, true] {
+                    for interruptions in [[], [InterruptionSource.system]] as [Set<InterruptionSource>] {
+                        for (enabled, targeted) in [(false, false), (true, false), (false, true), (true, true)] {
+                            var s = base
+                            s.audio.category = category
+                            s.audio.options = options
+                            s.audio.isActive = active
+                            s.audio.interruptions = interruptions
+                            if enabled { s.commandCenter.setEnabled(.play, true) }
+                            if targeted { s.commandCenter.addTarget(.play, CommandTarget(token: 1, handler: .external(7))) }
+                            let full = Eligibility(s).isEligible
+                            #expect(Eligibility.isEligible(s) == full, "\(category) \(options) active \(active) \(interruptions) \(enabled)/\(targeted)")
+                            if full { seen.eligible += 1 } else { seen.not += 1 }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(seen.eligible > 0 && seen.not > 0)
+    }
+
     @Test(arguments: [
         ("ambient", "category ambient is mixable: never Now Playing"),
         ("mix", "option mixWithOthers makes the audio session mixable: never Now Playing"),

@@ -17,6 +17,11 @@ public struct CommandCenter: Sendable, Hashable {
         RemoteCommandKind.allCases.filter { self[$0].isAvailable }
     }
 
+    /// Whether any command is available (`availableCommands` is not empty), without the array.
+    public var hasAvailableCommand: Bool {
+        RemoteCommandKind.allCases.contains { self[$0].isAvailable }
+    }
+
     mutating func setEnabled(_ kind: RemoteCommandKind, _ enabled: Bool) {
         commands[kind, default: RemoteCommand(kind: kind)].isEnabled = enabled
     }

@@ -20,6 +20,14 @@ public struct Eligibility: Sendable, Hashable {
     /// The failure sentences, e.g. `["category ambient is mixable: never Now Playing"]`.
     public var reasons: [String] { failures.map(\.reason) }
 
+    /// Whether `session` can become active, without building the reasons: reconciliation and
+    /// `session.list` ask it of many sessions, most of them not eligible while they are being
+    /// set up, and the reasons are sentences formatted for each (the same conditions as `init`).
+    public static func isEligible(_ session: Session) -> Bool {
+        let a = session.audio
+        return !a.isMixable && a.isActive && !a.isInterrupted && session.commandCenter.hasAvailableCommand
+    }
+
     /// The eligibility of `session`.
     public init(_ session: Session) {
         var f: [Failure] = []

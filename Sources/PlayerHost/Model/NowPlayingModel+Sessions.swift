@@ -314,7 +314,7 @@ extension NowPlayingModel {
             let s = try m.session(id)
             guard m.isActive(id) else { return BecomeActiveResult(active: false, reason: "not its app's active session") }
             let candidates = m.index.sessions(of: s.app).compactMap { m.sessions[$0] }.sorted { $0.order < $1.order }
-            guard let other = candidates.first(where: { $0.app == s.app && $0.id != id && Eligibility($0).isEligible }) else {
+            guard let other = candidates.first(where: { $0.app == s.app && $0.id != id && Eligibility.isEligible($0) }) else {
                 return BecomeActiveResult(active: true, reason: "no other eligible session of app \(s.app) can take over")
             }
             m.apps[s.app]?.preferredSession = other.id

@@ -10,7 +10,7 @@ extension NowPlayingModel {
         .array(orderedSessions.map { s in
             [
                 "id": .string(s.id), "kind": .string(s.kind.description), "app": .string(s.app),
-                "isActive": .bool(isActive(s.id)), "canBecomeActive": .bool(Eligibility(s).isEligible),
+                "isActive": .bool(isActive(s.id)), "canBecomeActive": .bool(Eligibility.isEligible(s)),
                 "playbackState": .string(publishedInfo(s).playbackState.rawValue),
                 "isNowPlaying": .bool(nowPlayingSession == s.id),
             ]
