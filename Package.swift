@@ -117,6 +117,8 @@ let package = Package(
                 "PlayerHostServer", "PlayerHostMPRIS", "PlayerHostConfig", "PlayerHostPlugin", "PlayerHostHost",
             ],
             path: "Sources/PlayerHost",
+            // The layers' folders are their own targets (above): not this one's files.
+            exclude: ["Base", "Model", "RPC", "Loop", "Client", "Server", "MPRIS", "Config", "Plugin", "Host"],
             sources: ["PlayerHost.swift"]
         ),
         .target(
