@@ -83,7 +83,7 @@ import Testing
         defer { first.close() }
         #expect(try first.start())
         let second = try DaemonHarness(directory: first.directory)
-        defer { second.process.map { _ in second.stop(signal: SIGKILL) } }
+        defer { if second.process != nil { second.stop(signal: SIGKILL) } }
         #expect(try second.start() == false)
         let exit = second.waitForExit()
         #expect(exit?.status == 75)

@@ -84,6 +84,7 @@ final class MPRISFixture {
         try runShell("DBUS_SESSION_BUS_ADDRESS='\(address)' timeout \(timeout) sh -c '\(command.replacingOccurrences(of: "'", with: "'\\''"))' 2>&1").output.trimmed
     }
 
+    @discardableResult
     func playerctl(_ args: String) throws -> String { try sh("playerctl -p playerhost \(args)") }
 
     /// Waits (event, not polling) until the MPRIS name is on the bus.
