@@ -123,7 +123,7 @@ struct Daemon: ParsableCommand {
         var buf = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buf, 4095)
         if n > 0 {
-            let me = String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let me = String(cBuffer: buf[0..<n])
             let sibling = SocketLocation.directory(of: me) + "/playerhostd"
             if access(sibling, X_OK) == 0 { return sibling }
         }

@@ -10,7 +10,7 @@ func residentKiB(pid: Int) -> Int {
     defer { fclose(f) }
     var line = [CChar](repeating: 0, count: 256)
     while fgets(&line, 256, f) != nil {
-        let s = text(ofCString: line)
+        let s = String(cBuffer: line)
         if s.hasPrefix("VmRSS:") {
             return Int(s.dropFirst(6).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "") ?? 0
         }
@@ -25,7 +25,7 @@ func cpuSeconds(pid: Int) -> Double {
     defer { fclose(f) }
     var line = [CChar](repeating: 0, count: 1024)
     guard fgets(&line, 1024, f) != nil else { return 0 }
-    let text = text(ofCString: line)
+    let text = String(cBuffer: line)
     // Fields after the ")" that ends the command name: state is field 3, utime 14, stime 15.
     guard let close = text.lastIndex(of: ")") else { return 0 }
     let fields = text[text.index(after: close)...].split(separator: " ")
@@ -119,9 +119,4 @@ func scaleBench(path: String, sessions n: Int, count: Int, pid: Int) {
         print("RESULT scale=\(n) op=\(name) p50_small_us=\(f(before[i])) p50_large_us=\(f(after[i])) ratio=\(f(ratio))")
     }
     print("RESULT scale=\(n) create_s=\(f(created)) close_s=\(f(closed)) create_cpu_s=\(f(cpuCreate)) close_cpu_s=\(f(cpuClose))")
-}
-
-/// The text of a NUL-terminated C buffer (up to its first NUL).
-private func text(ofCString buffer: [CChar]) -> String {
-    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

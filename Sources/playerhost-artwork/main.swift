@@ -62,7 +62,7 @@ func accept(_ bytes: UnsafeRawBufferPointer, out: String) throws -> [String: JSO
     var mime: UnsafePointer<CChar>?
     var err = [CChar](repeating: 0, count: 512)
     guard pha_probe(bytes.baseAddress, bytes.count, &w, &h, &mime, &err, err.count) == 0, let mime else {
-        throw Failure(message: text(ofCString: err))
+        throw Failure(message: String(cBuffer: err))
     }
     guard writeFile(out, bytes) else { throw Failure(message: "cannot write \(out): \(String(cString: strerror(errno)))") }
     return ["width": .int(Int64(w)), "height": .int(Int64(h)), "type": .string(String(cString: mime)),
@@ -81,7 +81,7 @@ func handle(_ request: JSON) throws -> [String: JSON] {
         var len = 0
         var err = [CChar](repeating: 0, count: 512)
         let r = pha_attached_picture(media, &data, &len, &err, err.count)
-        if r < 0 { throw Failure(message: text(ofCString: err)) }
+        if r < 0 { throw Failure(message: String(cBuffer: err)) }
         guard r == 1, let data else { return ["none": true] }
         defer { free(data) }
         return try accept(UnsafeRawBufferPointer(start: data, count: len), out: out)
@@ -99,7 +99,7 @@ func handle(_ request: JSON) throws -> [String: JSON] {
         var err = [CChar](repeating: 0, count: 512)
         let png: Int32 = out.hasSuffix(".png") ? 1 : 0
         let r = bytes.withUnsafeBytes { pha_thumbnail($0.baseAddress, $0.count, Int32(w), Int32(h), png, out, &ow, &oh, &err, err.count) }
-        guard r == 0, let written = readFile(out) else { throw Failure(message: text(ofCString: err)) }
+        guard r == 0, let written = readFile(out) else { throw Failure(message: String(cBuffer: err)) }
         chmod(out, 0o600)
         return ["width": .int(Int64(ow)), "height": .int(Int64(oh)), "type": .string(png == 1 ? "image/png" : "image/jpeg"),
                 "bytes": .int(Int64(written.count)), "checksum": .int(Int64(written.withUnsafeBytes(checksum)))]
@@ -150,9 +150,4 @@ while true {
         }
     }
     if pending.count > 64 * 1024 { exit(2) }
-}
-
-/// The text of a NUL-terminated C buffer (up to its first NUL).
-private func text(ofCString buffer: [CChar]) -> String {
-    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

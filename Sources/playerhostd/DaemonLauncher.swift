@@ -60,7 +60,7 @@ enum DaemonLauncher {
     static func selfExecutable() -> String {
         var buf = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buf, 4095)
-        return n > 0 ? String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
+        return n > 0 ? String(cBuffer: buf[0..<n]) : CommandLine.arguments[0]
     }
 
     static func tail(of path: String, lines: Int) -> String {

@@ -20,7 +20,7 @@ final class DaemonHarness {
     static var binDirectory: String {
         var buf = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buf, 4095)
-        let me = String(decoding: buf[0..<max(n, 0)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let me = String(cBuffer: buf[0..<max(n, 0)])
         return SocketLocation.directory(of: me)
     }
 

@@ -55,7 +55,7 @@ struct MPVIsolationTests {
         #expect(environ.contains("LC_TIME=C") && environ.contains { $0.hasPrefix("PATH=") })
         var buf = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/\(pid)/cwd", &buf, buf.count - 1)
-        let cwd = String(decoding: buf[0..<max(n, 0)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let cwd = String(cBuffer: buf[0..<max(n, 0)])
         #expect(cwd == SocketLocation.directory(of: socket))
         var st = stat()
         #expect(stat(cwd, &st) == 0 && st.st_mode & 0o777 == 0o700)

@@ -207,7 +207,7 @@ func residentKiB(pid: Int32) -> Int? {
     defer { fclose(f) }
     var line = [CChar](repeating: 0, count: 512)
     while fgets(&line, 512, f) != nil {
-        let s = text(ofCString: line)
+        let s = String(cBuffer: line)
         if s.hasPrefix("VmRSS:") {
             return Int(String(s.dropFirst(6).filter(\.isNumber)))
         }
@@ -225,9 +225,4 @@ func pumpFuzzPeers(_ peers: [FuzzPeer], until deadline: Double) {
         _ = poll(&fds, nfds_t(fds.count), ms)
         for (i, f) in fds.enumerated() where f.revents != 0 { peers[i].readAvailable() }
     }
-}
-
-/// The text of a NUL-terminated C buffer (up to its first NUL).
-private func text(ofCString buffer: [CChar]) -> String {
-    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

@@ -43,7 +43,7 @@ public final class ArtworkResolver: EventSink {
     static func helperPath() -> String {
         var buf = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buf, 4095)
-        let me = String(decoding: buf[0..<max(n, 0)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let me = String(cBuffer: buf[0..<max(n, 0)])
         return SocketLocation.directory(of: me) + "/playerhost-artwork"
     }
 
