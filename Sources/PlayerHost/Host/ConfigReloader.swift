@@ -23,7 +23,8 @@ import PlayerHostRPC
 /// A file with an error changes nothing: the old configuration stays and the error, with its
 /// line, is logged and returned (`configInvalid`).
 public final class ConfigReloader {
-    unowned let host: HostDaemon
+    /// Weak: the host owns the reloader, and a reload asked for while it shuts down does nothing.
+    private(set) weak var host: HostDaemon?
     /// The configuration in effect.
     public private(set) var config: HostConfig
     /// Where it was read from (nil: none was; a reload then reads the default path if present).
@@ -64,6 +65,7 @@ public final class ConfigReloader {
 
     /// Reads the file and applies it; on an error nothing changes.
     public func reload(trigger: String) throws(HostError) -> Summary {
+        guard let host else { throw .config("the host is shutting down") }
         let env = SocketLocation.currentEnvironment()
         let file = path ?? HostConfig.defaultPath(environment: env)
         let new: HostConfig
@@ -81,6 +83,7 @@ public final class ConfigReloader {
     }
 
     func apply(_ new: HostConfig, environment env: [String: String]) -> Summary {
+        guard let host else { return Summary() }
         let old = config
         var s = Summary()
         let newIDs = Set(new.sessions.map(\.id))
@@ -127,6 +130,7 @@ public final class ConfigReloader {
 
     /// Starts plugins that are new in the config or the plugin directory; stops those gone.
     func reloadSupervised(old: HostConfig, new: HostConfig, environment env: [String: String]) -> ([String], [String]) {
+        guard let host else { return ([], []) }
         let wanted = HostDaemon.pluginSpecs(config: new, environment: env)
         let running = host.supervisor?.specs ?? []
         var started: [String] = []

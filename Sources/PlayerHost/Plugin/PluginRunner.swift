@@ -34,6 +34,8 @@ public final class PluginRunner {
         let args = CommandLine.arguments
         if explicit == nil, let i = args.firstIndex(of: "--socket"), i + 1 < args.count { explicit = args[i + 1] }
         self.socketPath = SocketLocation.resolve(explicit: explicit)
+        // Start-up of the plugin's own process, before any peer exists: uv_loop_init fails only
+        // without descriptors or memory, and a plugin cannot run without its loop.
         loop = try! EventLoop()
         wakeup = try? AsyncWakeup(loop: loop) { [weak self] in self?.stop() }
     }

@@ -25,9 +25,10 @@ public struct LineFramer {
     /// Inside an overlong line already reported: its bytes are dropped up to its newline.
     private var skipping = false
 
+    /// `maxLine` below 1 is taken as 1 (the daemon's `--max-line-bytes` is at least 1 024; the
+    /// clamp only keeps a library user's mistake from trapping).
     public init(maxLine: Int) {
-        precondition(maxLine > 0)
-        self.maxLine = maxLine
+        self.maxLine = max(1, maxLine)
     }
 
     /// Feeds a chunk; `line` runs for every complete line (without its `\n` or a `\r` before it).

@@ -9,7 +9,8 @@ public struct MethodTable {
 
     public init() {}
 
-    /// Adds a method. Registering a name twice is a programmer error.
+    /// Adds a method. Registering a name twice is a programmer error: the names peers bring
+    /// (`plugin.provide`, `PluginContext.provide`) are checked or unregistered before they get here.
     public mutating func register(_ method: RPCMethod) {
         precondition(methods[method.name] == nil, "method \(method.name) registered twice")
         methods[method.name] = method

@@ -12,7 +12,8 @@ import PlayerHostBase
 /// `RPCSubscribers`). Each is used on the loop thread only, and no access to one spans a call that
 /// can reach the same property again (`drainOutput`'s `write` must not reach this connection);
 /// the dynamic checks (a thread-local lookup each) were about a fifth of the daemon's user time
-/// per delivery, ~30 per subscriber (docs/PERFORMANCE.md, "Fan-out without exclusivity checks").
+/// per delivery, ~30 per subscriber (docs/PERFORMANCE.md, "Fan-out without a copy or exclusivity
+/// checks per subscriber").
 /// The attribute holds only in the module that declares the property, so other modules go
 /// through methods and computed properties declared here (`unsentBytes`, `drainOutput`,
 /// `queueEvent`, `flushQueued`) rather than the stored properties.
