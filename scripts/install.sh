@@ -6,6 +6,8 @@
 #
 # What goes where (PREFIX defaults to ~/.local):
 #   PREFIX/bin/playerhostd, PREFIX/bin/npctl                     release builds
+#   PREFIX/bin/playerhost-artwork                               the artwork decoder helper, which
+#                                                                the daemon runs from its own folder
 #   PREFIX/share/systemd/user/playerhostd.service               Type=notify, Restart=on-failure,
 #                                                                ExecReload sends SIGHUP
 #   PREFIX/share/bash-completion/completions/{npctl,playerhostd}
@@ -20,7 +22,7 @@
 # man pages are then made from each tool's --help, as they are when the plugin cannot run.
 set -euo pipefail
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
 
 prefix="${HOME:?}/.local"
 uninstall=0
@@ -93,7 +95,9 @@ if [ -n "$bin_from" ]; then
   bin="$bin_from"
 else
   export PATH="/opt/swift/usr/bin:$PATH"
-  (cd "$root" && swift build -c release -j 1 --product playerhostd && swift build -c release -j 1 --product npctl)
+  (cd "$root" && for product in playerhostd npctl playerhost-artwork; do
+     swift build -c release -j 1 --product "$product" || exit 1
+   done)
   bin="$(cd "$root" && swift build -c release --show-bin-path)"
   # Man pages from swift-argument-parser's generate-manual plugin (it builds in release too).
   if (cd "$root" && swift package plugin --allow-writing-to-package-directory generate-manual >"$work/manual.log" 2>&1); then
@@ -103,7 +107,8 @@ else
     tail -5 "$work/manual.log" >&2
   fi
 fi
-for tool in playerhostd npctl; do
+# The artwork helper goes beside the daemon: playerhostd starts it from its own folder.
+for tool in playerhostd npctl playerhost-artwork; do
   [ -x "$bin/$tool" ] || { echo "install.sh: $bin/$tool is missing" >&2; exit 1; }
   put 0755 "$bin/$tool" "$prefix/bin/$tool"
 done

@@ -21,7 +21,7 @@ import Testing
         #expect(unit.contains("Type=notify") && unit.contains("Restart=on-failure"))
         #expect(unit.contains("ExecReload=/bin/kill -HUP $MAINPID"))
         #expect(unit.contains("ExecStart=\(prefix)/bin/playerhostd"))
-        for file in ["bin/playerhostd", "bin/npctl", "share/bash-completion/completions/npctl",
+        for file in ["bin/playerhostd", "bin/npctl", "bin/playerhost-artwork", "share/bash-completion/completions/npctl",
                      "share/zsh/site-functions/_npctl", "share/fish/vendor_completions.d/npctl.fish",
                      "share/man/man1/npctl.1", "share/man/man1/playerhostd.1"] {
             #expect(try runShell("test -s '\(prefix)/\(file)'").status == 0, "\(file)")
