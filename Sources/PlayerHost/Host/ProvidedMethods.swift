@@ -90,9 +90,9 @@ final class ProvidedMethods {
 
     /// Calls a provided method from inside the host (MPRIS OpenUri → `mpv.open`), with the
     /// same timeout as a forwarded call. Refused (1050) past `maxPendingPerCaller` calls of
-    /// `caller` still waiting, and while the provider has more than the high-water mark of
-    /// calls not read yet: a flood is answered at once, never queued without bound, and never
-    /// cuts the provider off (a built-in plugin was, with its sessions, by other clients' floods).
+    /// `caller` still waiting, and, for a built-in plugin, while it has more than the high-water
+    /// mark of calls not read yet: a flood is answered at once, never queued without bound, and
+    /// never cuts the plugin off (one was, with its sessions, by other clients' floods).
     func request(_ method: String, params: JSON, caller: Int = ProvidedMethods.hostCaller) throws(RPCError) -> RPCPromise {
         guard let id = providers[method], let target = connection(id) else {
             throw RPCError(.pluginFailure, "the plugin providing \(method) is gone")
@@ -102,9 +102,12 @@ final class ProvidedMethods {
             throw RPCError(.limitExceeded, "Limit exceeded: max_pending_provided_calls (limit \(maxPendingPerCaller)): \(waiting) calls of this caller still wait for their plugin",
                            data: ["limit": "max_pending_provided_calls", "value": .int(Int64(maxPendingPerCaller))])
         }
+        // A built-in plugin's connection is never cut off (`ClientConnection`): what waits for
+        // it is bounded here instead. (Another provider that falls behind is cut off past the
+        // output limit, as any client.)
         let highWater = target.dispatcher.limits.effectiveHighWater
         let unread = target.queuedBytes
-        guard unread < highWater else {
+        guard !target.isInternal || unread < highWater else {
             throw RPCError(.limitExceeded, "Limit exceeded: output_high_water_kb (limit \(highWater) bytes): the plugin providing \(method) has \(unread) bytes of calls not read yet; try again later",
                            data: ["limit": "output_high_water_kb", "value": .int(Int64(highWater))])
         }

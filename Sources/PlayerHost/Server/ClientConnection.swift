@@ -183,11 +183,7 @@ final class ClientConnection {
     private func stallCheck() {
         guard isHeldBack, isLive, !rpc.isInternal else { return }
         // Progress inside one big write counts: a client reading a large reply slowly is not stalled.
-        // Nothing on the socket: what it holds are replies waiting behind one a plugin has not
-        // answered yet, which the client cannot take. It waits (not read, so bounded) rather
-        // than being cut off as "not reading" (issue 21: a caller with calls pending at a plugin
-        // that never answers was, 5 s in); the plugin's answer or its timeout frees them.
-        if stream.unwrittenBytes < pendingAtStallCheck || stream.unwrittenBytes == 0 {
+        if stream.unwrittenBytes < pendingAtStallCheck {
             armStallTimer()
             return
         }
