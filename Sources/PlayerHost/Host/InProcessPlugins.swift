@@ -169,9 +169,11 @@ final class InProcessPlugins {
     /// `plugin.list` entries.
     var listJSON: [JSON] {
         entries.filter { failures[$0.plugin.name] == nil }.map { e in
-            ["name": .string(e.plugin.name), "kind": "builtin",
-             "state": e.isRestarting ? "restarting" : e.context.isClosed ? "stopped" : "running",
-             "restarts": .int(Int64(e.restarts))]
+            var o: [String: JSON] = ["name": .string(e.plugin.name), "kind": "builtin",
+                                     "state": e.isRestarting ? "restarting" : e.context.isClosed ? "stopped" : "running"]
+            // Only once it happened: a built-in's row stays as it was ("-") while it never did.
+            if e.restarts > 0 { o["restarts"] = .int(Int64(e.restarts)) }
+            return .object(o)
         } + failures.sorted { $0.key < $1.key }.map { name, error in
             ["name": .string(name), "kind": "builtin", "state": "failed", "error": .string(error)]
         }
