@@ -68,6 +68,12 @@ import Testing
         // Closing one makes room.
         try c.call("session.close", ["session": "s0"])
         #expect(try c.call("mpv.open", ["session": "s9", "urls": ["/music/a.ogg"]])["id"] == "s9")
+        // A reload applies a new cap to the next open.
+        #expect(throws: ClientError.self) { try c.call("mpv.open", ["session": "s10", "urls": ["/music/a.ogg"]]) }
+        try writeTestFile(f.daemon.directory + "/fake-mpv.toml", "[mpv]\nmax_sessions = 3\n")
+        _ = try c.call("host.reload")
+        #expect(try c.call("mpv.open", ["session": "s10", "urls": ["/music/a.ogg"]])["id"] == "s10")
+        #expect(f.startedPIDs.count == 4)
     }
 
     /// Item 8: 32 clients each send 900 KB `mpv.open` lines. The built-in plugin is never cut off

@@ -15,7 +15,7 @@ import PlayerHost
 /// a new mpv, on its item at its position, paused.
 public final class MPVPlugin: SessionPlugin {
     public let name = "mpv"
-    public let options: MPVOptions
+    public private(set) var options: MPVOptions
     private var context: PluginContext?
     private var controllers: [String: MPVController] = [:]
     /// Sessions by last use: `mpv.open` without a session adds to the most recent one.
@@ -69,6 +69,12 @@ public final class MPVPlugin: SessionPlugin {
             case .failure(let e): self.log("cannot read the sessions kept across restarts: \(e.message)")
             }
         }
+    }
+
+    /// A reload applies `[mpv] max_sessions` to the next `mpv.open` (sessions over a lowered
+    /// cap go on; new ones wait until enough are closed).
+    public func reload(_ config: HostConfig) {
+        options.maxSessions = config.mpv?.maxSessions.map { max(1, $0) } ?? MPVOptions.defaultMaxSessions
     }
 
     public func detach() {
