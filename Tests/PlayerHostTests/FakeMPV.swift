@@ -83,7 +83,7 @@ final class FakeMPV {
     static func script(starts: String) -> String {
         """
         #!/usr/bin/python3
-        import json, os, socket, sys
+        import json, os, socket, sys, threading
         path = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--input-ipc-server=")][0]
         open(os.path.join("\(starts)", str(os.getpid())), "w").close()
         props = {"pause": False, "duration": None, "metadata": {}, "media-title": None, "speed": 1.0,
@@ -99,8 +99,16 @@ final class FakeMPV {
         srv.listen(4)
         conn, _ = srv.accept()
         out = conn.makefile("wb")
+        lock = threading.Lock()
         def send(o):
-            out.write(json.dumps(o).encode() + b"\\n")
+            with lock:
+                out.write(json.dumps(o).encode() + b"\\n")
+        def restarted():
+            # Like mpv: playback restarts once the file is open, after the replies to what was
+            # sent meanwhile (a burst of loadfile).
+            send({"event": "playback-restart"})
+            with lock:
+                out.flush()
         def changed(name):
             if name in observed:
                 send({"event": "property-change", "id": observed[name], "name": name, "data": props[name]})
@@ -134,8 +142,8 @@ final class FakeMPV {
                     props["time-pos"] = 0.0
                     props["duration"] = 60.0
                     events = [("event", "start-file"), ("prop", "playlist"), ("prop", "playlist-count"),
-                              ("prop", "playlist-pos"), ("prop", "idle-active"), ("prop", "duration"),
-                              ("event", "playback-restart")]
+                              ("prop", "playlist-pos"), ("prop", "idle-active"), ("prop", "duration")]
+                    threading.Timer(0.1, restarted).start()
                 else:
                     events = [("prop", "playlist"), ("prop", "playlist-count")]
             send(reply)
@@ -144,7 +152,8 @@ final class FakeMPV {
                     changed(name)
                 else:
                     send({"event": name})
-            out.flush()
+            with lock:
+                out.flush()
         """
     }
 }
