@@ -15,15 +15,20 @@ final class FakeMPV {
     let starts: String
     let executable: String
 
-    /// `config`: TOML written to a file passed with `--config` (nil: none).
-    init(config: String? = nil) throws {
-        daemon = try DaemonHarness()
+    /// Whether `close` closes the harness (not when it was given: its owner does).
+    private let ownsDaemon: Bool
+
+    /// `config`: TOML written to a file passed with `--config` (nil: none). `daemon` and
+    /// `environment`: a harness to start it in and its environment (default: a new one, isolated).
+    init(config: String? = nil, daemon given: DaemonHarness? = nil, environment: [String: String]? = nil) throws {
+        daemon = try given ?? DaemonHarness()
+        ownsDaemon = given == nil
         starts = daemon.directory + "/starts"
         executable = daemon.directory + "/fake-mpv"
         mkdir(starts, 0o700)
         try writeTestFile(executable, Self.script(starts: starts))
         chmod(executable, 0o755)
-        var env = daemon.isolatedEnvironment
+        var env = environment ?? daemon.isolatedEnvironment
         env["PLAYERHOST_MPV"] = executable
         var args: [String] = []
         if let config {
@@ -32,14 +37,14 @@ final class FakeMPV {
             args = ["--config", path]
         }
         guard try daemon.start(args, environment: env) else {
-            daemon.close()
+            if ownsDaemon { daemon.close() }
             throw MPVFixture.Failed("playerhostd did not start: \(daemon.stderrText)")
         }
     }
 
     func close() {
         _ = daemon.stop()
-        daemon.close()
+        if ownsDaemon { daemon.close() }
     }
 
     /// Pids of the fake mpv started so far.

@@ -39,6 +39,27 @@ import Testing
         #expect(try c.call("mpv.status")["playlistCount"] == 20)
     }
 
+    /// Item 7 as it was seen: `OpenUri` over D-Bus with no mpv session yet — 20 at once, then
+    /// three one after another (the bridge does not wait for the open, so those overlap too) —
+    /// makes one session and one mpv (it made 20, 1.3 GB; and two in one run of three).
+    @Test(.enabled(if: access("/usr/bin/dbus-daemon", X_OK) == 0 && access("/usr/bin/gdbus", X_OK) == 0, "dbus-daemon and gdbus are needed"))
+    func openUriBurstsOverDBusMakeOneMpv() throws {
+        let m = try MPRISFixture(startDaemon: false)
+        defer { m.close() }
+        let f = try FakeMPV(daemon: m.harness, environment: m.environment)
+        defer { f.close() }
+        #expect(try m.waitForName())
+        let call = "gdbus call --session --dest \(MPRISBridge.busName) --object-path /org/mpris/MediaPlayer2 --method org.mpris.MediaPlayer2.Player.OpenUri"
+        let burst = (0..<20).map { "\(call) /music/t\($0).ogg >/dev/null &" }.joined(separator: " ") + " wait; echo done"
+        #expect(try m.sh(burst, timeout: 30).contains("done"))
+        for i in 0..<3 { _ = try m.sh("\(call) /music/u\(i).ogg") }
+        let c = try f.daemon.client(timeout: 30)
+        // Every open was answered (each one's loadfile reached mpv): 23 files in one queue.
+        #expect(try f.wait(10, c) { try c.call("mpv.status")["playlistCount"] == 23 })
+        #expect(try c.call("session.list").arrayValue?.filter { $0["kind"] == "mpv" }.count == 1)
+        #expect(f.startedPIDs.count == 1, "fake mpv started: \(f.startedPIDs)")
+    }
+
     /// Item 7: `[mpv] max_sessions` caps the mpv sessions (each one mpv): past it, 1050 naming the
     /// key, before anything is created or started — a burst of new names included.
     @Test func mpvSessionsAreCappedWithAnErrorNamingTheLimit() throws {
