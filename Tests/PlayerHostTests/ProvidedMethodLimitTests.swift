@@ -103,4 +103,53 @@ import Testing
         #expect(provided)
         #expect(try other.call("host.ping") == .string("pong"))
     }
+
+    /// Issue 21 item 9: calls one caller may have waiting at provided methods
+    /// (`max_pending_provided_calls`). A plugin that never answers held 134 000 of one caller's
+    /// calls (+179 MiB); past the limit a call is error 1050 naming the key, at once. Each caller
+    /// has its own budget, and an answer frees a place.
+    @Test func pendingCallsPerCallerAreCapped() throws {
+        let d = try daemon(256, "max_pending_provided_calls = 8\n")
+        defer { d.close() }
+        let provider = try d.client()
+        try provider.call("plugin.provide", ["methods": ["slow.m"]])
+        let caller = try d.client(timeout: 5)
+        func send(_ c: ControlClient, ids: Range<Int>) throws {
+            var lines: [UInt8] = []
+            for i in ids { RPCEncoder.request(method: "slow.m", params: [:], id: Int64(i), into: &lines) }
+            try c.send(lines)
+        }
+        // Nine at once from one caller, eight from another (a budget of its own).
+        try send(caller, ids: 0..<9)
+        let other = try d.client(timeout: 5)
+        try send(other, ids: 100..<108)
+        // The plugin answers every call it is given: 16 (with no limit it would be given 17).
+        var answered = 0
+        while answered < 16 {
+            let r = try provider.readMessage()
+            guard r["method"] == "slow.m", let id = r["id"] else { continue }
+            try provider.send(Array(JSON.object(["jsonrpc": "2.0", "id": id, "result": true]).serialized()) + [0x0A])
+            answered += 1
+        }
+        // Replies come in request order: the first eight answered, the ninth refused (1050).
+        for i in 0..<8 {
+            let m = try caller.readMessage()
+            #expect(m["id"] == .int(Int64(i)) && m["result"] == true, "\(m)")
+        }
+        let refused = try caller.readMessage()
+        #expect(refused["id"] == 8, "\(refused)")
+        #expect(refused["error"]?["code"] == .int(Int64(RPCErrorCode.limitExceeded.rawValue)), "\(refused)")
+        #expect(refused["error"]?["data"]?["limit"] == "max_pending_provided_calls" && refused["error"]?["data"]?["value"] == 8)
+        #expect(refused["error"]?["message"]?.stringValue?.contains("max_pending_provided_calls") == true)
+        for i in 100..<108 {
+            let m = try other.readMessage()
+            #expect(m["id"] == .int(Int64(i)) && m["result"] == true, "\(m)")
+        }
+        // The answers freed the places: the caller's next call goes through.
+        try send(caller, ids: 9..<10)
+        let r = try provider.readMessage()
+        let id = try #require(r["id"])
+        try provider.send(Array(JSON.object(["jsonrpc": "2.0", "id": id, "result": true]).serialized()) + [0x0A])
+        #expect(try caller.readMessage()["result"] == true)
+    }
 }

@@ -49,6 +49,9 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var maxQueueItems: Int?
     /// Methods one connection may provide with `plugin.provide` (`max_provided_methods`, default 256).
     public var maxProvidedMethods: Int?
+    /// Calls one caller may have waiting at methods plugins provide
+    /// (`max_pending_provided_calls`, default 256).
+    public var maxPendingProvidedCalls: Int?
     /// Topics one client may subscribe to (`max_subscriptions_per_client`, default 16).
     public var maxSubscriptionsPerClient: Int?
     /// Unsent output of all clients together, in MiB (`max_total_output_mb`, default 32); over
@@ -98,6 +101,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         ConfigKey("max_targets_per_command", .integer),
         ConfigKey("max_queue_items", .integer),
         ConfigKey("max_provided_methods", .integer),
+        ConfigKey("max_pending_provided_calls", .integer),
         ConfigKey("max_subscriptions_per_client", .integer),
         ConfigKey("max_total_output_mb", .integer),
         ConfigKey("requests_per_turn", .integer),
@@ -125,6 +129,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case maxTargetsPerCommand = "max_targets_per_command"
         case maxQueueItems = "max_queue_items"
         case maxProvidedMethods = "max_provided_methods"
+        case maxPendingProvidedCalls = "max_pending_provided_calls"
         case maxSubscriptionsPerClient = "max_subscriptions_per_client"
         case maxTotalOutputMB = "max_total_output_mb"
         case requestsPerTurn = "requests_per_turn"
@@ -153,6 +158,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         maxTargetsPerCommand = try c.decodeIfPresent(Int.self, forKey: .maxTargetsPerCommand)
         maxQueueItems = try c.decodeIfPresent(Int.self, forKey: .maxQueueItems)
         maxProvidedMethods = try c.decodeIfPresent(Int.self, forKey: .maxProvidedMethods)
+        maxPendingProvidedCalls = try c.decodeIfPresent(Int.self, forKey: .maxPendingProvidedCalls)
         maxSubscriptionsPerClient = try c.decodeIfPresent(Int.self, forKey: .maxSubscriptionsPerClient)
         maxTotalOutputMB = try c.decodeIfPresent(Int.self, forKey: .maxTotalOutputMB)
         requestsPerTurn = try c.decodeIfPresent(Int.self, forKey: .requestsPerTurn)
@@ -272,7 +278,8 @@ public struct HostConfig: Codable, Sendable, Equatable {
             throw .config("\(at): \(key): must be \(range.lowerBound)…\(range.upperBound), not \(v)")
         }
         for (key, value) in [("max_sessions_per_app", maxSessionsPerApp), ("max_targets_per_command", maxTargetsPerCommand),
-                             ("max_queue_items", maxQueueItems), ("max_provided_methods", maxProvidedMethods)] {
+                             ("max_queue_items", maxQueueItems), ("max_provided_methods", maxProvidedMethods),
+                             ("max_pending_provided_calls", maxPendingProvidedCalls), ("mpv.max_sessions", mpv?.maxSessions)] {
             if let v = value, v < 1 {
                 throw .config("\(ConfigSchema.location(of: key, source: source, text: text)): \(key) must be at least 1")
             }
@@ -386,12 +393,20 @@ public struct MPVConfig: Codable, Sendable, Equatable {
     /// (e.g. `["rtmp", "ytdl"]`). mpv's own protocols (`av`, `lavfi`, `edl`…) can read and write
     /// any file the user can: add them only if every client may do that.
     public var urlSchemes: [String]?
+    /// mpv sessions (each one mpv process) the plugin runs at most (`max_sessions`, default 16).
+    public var maxSessions: Int?
 
-    public init(urlSchemes: [String]? = nil) { self.urlSchemes = urlSchemes }
+    public init(urlSchemes: [String]? = nil, maxSessions: Int? = nil) {
+        self.urlSchemes = urlSchemes
+        self.maxSessions = maxSessions
+    }
 
-    static let schema: [ConfigKey] = [ConfigKey("url_schemes", .array(.string))]
+    static let schema: [ConfigKey] = [ConfigKey("url_schemes", .array(.string)), ConfigKey("max_sessions", .integer)]
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case urlSchemes = "url_schemes" }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case urlSchemes = "url_schemes"
+        case maxSessions = "max_sessions"
+    }
 }
 
 extension String {

@@ -54,6 +54,8 @@ public final class HostDaemon {
         nowPlaying.publisher.configure(options.config.gateConfiguration)
         provided = ProvidedMethods(dispatcher: dispatcher, loop: loop)
         if let n = options.config.maxProvidedMethods { provided.maxPerConnection = n }
+        if let n = options.config.maxPendingProvidedCalls { provided.maxPendingPerCaller = n }
+        inProcess.log = { [logger] message in logger.warning("\(message)") }
         dispatcher.table.register(HostMethods.all(host: self))
         dispatcher.table.register(HostMethods.model(nowPlaying))
         dispatcher.table.register(provided.method)

@@ -2,6 +2,7 @@ import Glibc
 import PlayerHostBase
 import PlayerHostConfig
 import PlayerHostLoop
+import PlayerHostModel
 import PlayerHostPlugin
 import PlayerHostRPC
 import PlayerHostServer
@@ -9,11 +10,43 @@ import PlayerHostServer
 /// Attaches compiled-in plugins. Each gets a socketpair: the host end is served by the control
 /// server exactly like an accepted client, the plugin end carries its `PluginContext` — the same
 /// protocol path an out-of-process plugin takes, so the two cannot behave differently.
+///
+/// A built-in plugin whose connection closes under it (it should not: the host never cuts its own
+/// connections off, but a write can fail) is detached at once — what it runs stops with it (the
+/// mpv plugin's mpv processes: once they played on with nobody controlling them) — and attached
+/// again on a fresh connection after the `RestartPolicy`'s backoff, like a plugin process.
 final class InProcessPlugins {
-    private(set) var plugins: [(plugin: SessionPlugin, context: PluginContext)] = []
+    /// One attached plugin: its current connection and its restarts.
+    final class Entry {
+        let plugin: SessionPlugin
+        var context: PluginContext
+        var restartPolicy: RestartPolicy
+        var attachedAt: UInt64 = 0
+        var restartTimer: Timer?
+        var restarts = 0
+        /// Lost its connection and waits for the backoff.
+        var isRestarting = false
+
+        init(plugin: SessionPlugin, context: PluginContext, restartPolicy: RestartPolicy) {
+            self.plugin = plugin
+            self.context = context
+            self.restartPolicy = restartPolicy
+        }
+    }
+
+    private(set) var entries: [Entry] = []
+    var plugins: [(plugin: SessionPlugin, context: PluginContext)] { entries.map { ($0.plugin, $0.context) } }
     private(set) var failures: [String: String] = [:]
+    /// When a built-in plugin that lost its connection is attached again.
+    var restartPolicy = RestartPolicy.standard
+    var log: (String) -> Void = { _ in }
+    private weak var server: ControlServer?
+    private var loop: EventLoop?
+    private var stopping = false
 
     func attach(_ plugin: SessionPlugin, server: ControlServer, loop: EventLoop) {
+        self.server = server
+        self.loop = loop
         let context: PluginContext
         switch connect(plugin.name, server: server, loop: loop) {
         case .failure(let e):
@@ -22,7 +55,19 @@ final class InProcessPlugins {
         case .success(let c):
             context = c
         }
-        plugins.append((plugin, context))
+        let entry = Entry(plugin: plugin, context: context, restartPolicy: restartPolicy)
+        entries.append(entry)
+        start(entry)
+    }
+
+    /// Attaches `entry`'s plugin to its (fresh) context, and watches that context.
+    private func start(_ entry: Entry) {
+        let plugin = entry.plugin, context = entry.context
+        entry.attachedAt = loop?.nowMilliseconds ?? 0
+        context.onClosed = { [weak self, weak entry] in
+            guard let self, let entry else { return }
+            self.lost(entry)
+        }
         if plugin.actsForHost {
             plugin.attach(context)
         } else {
@@ -32,6 +77,41 @@ final class InProcessPlugins {
                 case .failure(let e): self?.failures[plugin.name] = "host.hello: \(e.message)"
                 }
             }
+        }
+    }
+
+    /// `entry`'s connection closed under it: detach it now (its sessions went with the
+    /// connection; what it runs stops), attach it again after the backoff.
+    private func lost(_ entry: Entry) {
+        guard !stopping, let loop else { return }
+        entry.plugin.detach()
+        let ranFor = loop.nowMilliseconds &- entry.attachedAt
+        switch entry.restartPolicy.died(ranForMS: ranFor) {
+        case .giveUp(let n):
+            failures[entry.plugin.name] = "lost its connection to the host \(n) times in a row"
+            log("built-in plugin \(entry.plugin.name) lost its connection \(n) times in a row; not attaching it again")
+        case .restart(let delay):
+            entry.isRestarting = true
+            log("built-in plugin \(entry.plugin.name) lost its connection to the host; attaching it again in \(delay) ms")
+            if entry.restartTimer == nil { entry.restartTimer = try? Timer(loop: loop) }
+            entry.restartTimer?.start(after: delay) { [weak self, weak entry] in
+                guard let self, let entry else { return }
+                self.restart(entry)
+            }
+        }
+    }
+
+    private func restart(_ entry: Entry) {
+        entry.isRestarting = false
+        guard !stopping, let server, let loop else { return }
+        switch connect(entry.plugin.name, server: server, loop: loop) {
+        case .failure(let e):
+            failures[entry.plugin.name] = e.message
+            log("built-in plugin \(entry.plugin.name) cannot be attached again: \(e.message)")
+        case .success(let c):
+            entry.restarts += 1
+            entry.context = c
+            start(entry)
         }
     }
 
@@ -67,27 +147,35 @@ final class InProcessPlugins {
 
     /// Calls still in flight from in-process plugins (start-up waits for zero before READY, so
     /// configured sessions exist by the time anyone can connect).
-    var pendingCalls: Int { plugins.reduce(0) { $0 + $1.context.pendingCalls } }
+    var pendingCalls: Int { entries.reduce(0) { $0 + $1.context.pendingCalls } }
 
     /// Passes a reloaded configuration to every attached plugin.
     func reload(_ config: HostConfig) {
-        for (plugin, context) in plugins where !context.isClosed { plugin.reload(config) }
+        for e in entries where !e.context.isClosed { e.plugin.reload(config) }
     }
 
     func detachAll() {
-        for (plugin, context) in plugins {
-            plugin.detach()
-            context.close()
+        stopping = true
+        for e in entries {
+            e.restartTimer?.close()
+            e.restartTimer = nil
+            e.context.onClosed = nil
+            if !e.context.isClosed { e.plugin.detach() }
+            e.context.close()
         }
-        plugins.removeAll()
+        entries.removeAll()
     }
 
     /// `plugin.list` entries.
     var listJSON: [JSON] {
-        plugins.map { p in
-            ["name": .string(p.plugin.name), "kind": "builtin", "state": p.context.isClosed ? "stopped" : "running"]
-        } + failures.keys.sorted().map { name in
-            ["name": .string(name), "kind": "builtin", "state": "failed", "error": .string(failures[name]!)]
+        entries.filter { failures[$0.plugin.name] == nil }.map { e in
+            var o: [String: JSON] = ["name": .string(e.plugin.name), "kind": "builtin",
+                                     "state": e.isRestarting ? "restarting" : e.context.isClosed ? "stopped" : "running"]
+            // Only once it happened: a built-in's row stays as it was ("-") while it never did.
+            if e.restarts > 0 { o["restarts"] = .int(Int64(e.restarts)) }
+            return .object(o)
+        } + failures.sorted { $0.key < $1.key }.map { name, error in
+            ["name": .string(name), "kind": "builtin", "state": "failed", "error": .string(error)]
         }
     }
 }

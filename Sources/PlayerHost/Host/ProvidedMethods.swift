@@ -16,6 +16,14 @@ final class ProvidedMethods {
     private var dropping: Set<String> = []
     /// Methods one connection may provide (`max_provided_methods`).
     var maxPerConnection = 256
+    /// Calls one caller may have waiting at provided methods (`max_pending_provided_calls`): a
+    /// plugin that never answers held 134 000 of one caller's calls, each with its timer and its
+    /// request line (+179 MiB, everyone's pings slowed), until that caller was cut off.
+    var maxPendingPerCaller = 256
+    /// Caller (connection id; `hostCaller` for the host itself) → its calls waiting for an answer.
+    private var pending: [Int: Int] = [:]
+    /// The caller of `request` from inside the host (MPRIS OpenUri): one budget for all of them.
+    static let hostCaller = -1
     /// Methods of a provider that went away dropped per loop turn, so a ping is never stuck
     /// behind a provider with 100 000 of them.
     static let dropsPerTurn = 1_000
@@ -71,25 +79,47 @@ final class ProvidedMethods {
     }
 
     private func forward(_ call: RPCCall) throws(RPCError) -> RPCOutcome {
-        .deferred(try request(call.method, params: .object(call.params.values)))
+        .deferred(try request(call.method, params: .object(call.params.values), caller: call.connection.id))
     }
+
+    /// Calls `caller` has waiting at provided methods now.
+    func pendingCalls(of caller: Int) -> Int { pending[caller, default: 0] }
 
     /// Whether a plugin provides `method` now.
     func isProvided(_ method: String) -> Bool { providers[method] != nil }
 
     /// Calls a provided method from inside the host (MPRIS OpenUri → `mpv.open`), with the
-    /// same timeout as a forwarded call.
-    func request(_ method: String, params: JSON) throws(RPCError) -> RPCPromise {
+    /// same timeout as a forwarded call. Refused (1050) past `maxPendingPerCaller` calls of
+    /// `caller` still waiting, and, for a built-in plugin, while it has more than the high-water
+    /// mark of calls not read yet: a flood is answered at once, never queued without bound, and
+    /// never cuts the plugin off (one was, with its sessions, by other clients' floods).
+    func request(_ method: String, params: JSON, caller: Int = ProvidedMethods.hostCaller) throws(RPCError) -> RPCPromise {
         guard let id = providers[method], let target = connection(id) else {
             throw RPCError(.pluginFailure, "the plugin providing \(method) is gone")
         }
+        let waiting = pending[caller, default: 0]
+        guard waiting < maxPendingPerCaller else {
+            throw RPCError(.limitExceeded, "Limit exceeded: max_pending_provided_calls (limit \(maxPendingPerCaller)): \(waiting) calls of this caller still wait for their plugin",
+                           data: ["limit": "max_pending_provided_calls", "value": .int(Int64(maxPendingPerCaller))])
+        }
+        // A built-in plugin's connection is never cut off (`ClientConnection`): what waits for
+        // it is bounded here instead. (Another provider that falls behind is cut off past the
+        // output limit, as any client.)
+        let highWater = target.dispatcher.limits.effectiveHighWater
+        let unread = target.queuedBytes
+        guard !target.isInternal || unread < highWater else {
+            throw RPCError(.limitExceeded, "Limit exceeded: output_high_water_kb (limit \(highWater) bytes): the plugin providing \(method) has \(unread) bytes of calls not read yet; try again later",
+                           data: ["limit": "output_high_water_kb", "value": .int(Int64(highWater))])
+        }
+        pending[caller] = waiting + 1
         let promise = RPCPromise()
         var settled = false
         let timer = try? Timer(loop: loop)
-        let rid = target.request(method: method, params: params) { result in
+        let rid = target.request(method: method, params: params) { [weak self] result in
             guard !settled else { return }
             settled = true
             timer?.close()
+            self?.settled(caller)
             switch result {
             case .success: promise.complete(result)
             case .failure(let e) where e.code == RPCErrorCode.shuttingDown.rawValue:
@@ -97,14 +127,21 @@ final class ProvidedMethods {
             case .failure: promise.complete(result)
             }
         }
-        timer?.start(after: timeoutMilliseconds) { [weak target] in
+        timer?.start(after: timeoutMilliseconds) { [weak self, weak target] in
             guard !settled else { return }
             settled = true
             timer?.close()
+            self?.settled(caller)
             target?.failOutgoing(id: rid, RPCError(.timeout, "timed out"))
             promise.complete(.failure(RPCError(.pluginFailure, "the plugin providing \(method) did not answer in time")))
         }
         return promise
+    }
+
+    /// One of `caller`'s calls was answered, failed or timed out.
+    private func settled(_ caller: Int) {
+        let left = pending[caller, default: 1] - 1
+        pending[caller] = left > 0 ? left : nil
     }
 
     /// Drops every method a connection provided: at once from `providers` (a call then fails as

@@ -24,7 +24,7 @@ public final class PluginContext {
     /// Calls sent whose reply has not come back yet.
     public private(set) var pendingCalls = 0
     /// Set when the connection ends; the runner detaches the plugin then.
-    var onClosed: (() -> Void)?
+    package var onClosed: (() -> Void)?
     public private(set) var isClosed = false
 
     package init(loop: EventLoop, name: String, stream: PipeStream) {

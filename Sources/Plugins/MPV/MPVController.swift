@@ -84,7 +84,21 @@ final class MPVController {
         restartPolicy = options.restartPolicy
     }
 
-    var pid: Int32? { process.flatMap { $0.exit == nil ? $0.pid : nil } }
+    /// mpv's pid while it runs. Not once it exited, even before the loop reaped it: the exit
+    /// reaches the loop through SIGCHLD, turns later under load, and meanwhile `mpv.status`
+    /// named a pid that was already dead (issue 21).
+    var pid: Int32? {
+        guard let p = process, p.exit == nil else { return nil }
+        return Self.hasExited(p.pid) ? nil : p.pid
+    }
+
+    /// Whether child `pid` exited (a zombie): a peek (`WNOWAIT`) that leaves it for libuv to reap.
+    static func hasExited(_ pid: Int32) -> Bool {
+        var info = siginfo_t()
+        guard waitid(P_PID, id_t(bitPattern: pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return false }
+        // WNOHANG with nothing to report leaves si_pid 0 (POSIX); it is the child's pid otherwise.
+        return info._sifields._sigchld.si_pid == pid
+    }
 
     /// For `mpv.status`.
     var statusJSON: JSON {
@@ -126,7 +140,12 @@ final class MPVController {
         process = p
         startedAt = EventLoop.hrtime()
         MPVConnection.connect(loop: loop, path: socketPath, withinMS: 5000,
-                              shouldContinue: { [weak self, weak p] in self?.process === p && p?.exit == nil }) {
+                              // Both gone is not "still this process" (nil === nil): once mpv
+                              // exited and was released the attempts stop, not 5 s later.
+                              shouldContinue: { [weak self, weak p] in
+                                  guard let self, let p else { return false }
+                                  return self.process === p && p.exit == nil
+                              }) {
             [weak self, weak p] result in
             guard let self, self.process === p, let p else {
                 if case .success(let c) = result { c.close() }

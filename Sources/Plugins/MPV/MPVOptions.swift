@@ -26,6 +26,12 @@ public struct MPVOptions: Sendable, Equatable {
     public var answerTimeoutMS: UInt64 = 1000
     /// When mpv is restarted after it died, and when it is given up on.
     public var restartPolicy = RestartPolicy.standard
+    /// Sessions (each one mpv process) the plugin runs at most, those being created included
+    /// (`[mpv] max_sessions`). `mpv.open` past it is error 1050 naming the key: whoever calls it,
+    /// callers cannot start more than this many mpv between them.
+    public var maxSessions = MPVOptions.defaultMaxSessions
+    /// `max_sessions` when the configuration does not say.
+    public static let defaultMaxSessions = 16
 
     public init(executable: String, audioOutput: String = "null", videoOutput: String = "null",
                 extraArguments: [String] = [], parentDeathWrapper: String? = nil,
@@ -53,6 +59,13 @@ public struct MPVOptions: Sendable, Equatable {
                           parentDeathWrapper: locate("setpriv", path: env["PATH"]),
                           policy: MPVRequestPolicy(extraSchemes: config?.urlSchemes ?? []),
                           environment: MPVRequestPolicy.childEnvironment(env))
+            .with(maxSessions: config?.maxSessions)
+    }
+
+    private func with(maxSessions n: Int?) -> MPVOptions {
+        var o = self
+        if let n { o.maxSessions = max(1, n) }
+        return o
     }
 
     /// `name` itself if it has a slash and is executable, else the first executable `name` in

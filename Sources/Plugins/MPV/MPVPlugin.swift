@@ -15,7 +15,7 @@ import PlayerHost
 /// a new mpv, on its item at its position, paused.
 public final class MPVPlugin: SessionPlugin {
     public let name = "mpv"
-    public let options: MPVOptions
+    public private(set) var options: MPVOptions
     private var context: PluginContext?
     private var controllers: [String: MPVController] = [:]
     /// Sessions by last use: `mpv.open` without a session adds to the most recent one.
@@ -26,6 +26,11 @@ public final class MPVPlugin: SessionPlugin {
     private var savedStateRead = false
     /// Kept sessions whose host session is being created: saved as they were meanwhile.
     private var reopening: [MPVSavedSession] = []
+    /// Sessions `mpv.open` is creating, by the name asked for (`defaultCreation` for none), each
+    /// with the opens waiting for it: an open of a session being created joins that creation
+    /// instead of creating another (20 OpenUri at once made 20 sessions, 20 mpv).
+    private var creations: [String: [(Result<MPVController, RPCError>) -> Void]] = [:]
+    private static let defaultCreation = "\u{0}default"
     /// The last state value handed to the host (an identical one is not sent again).
     private var lastSaved: JSON?
     /// Rates offered on `changePlaybackRate` (mpv plays any; these are what remotes show).
@@ -66,6 +71,12 @@ public final class MPVPlugin: SessionPlugin {
         }
     }
 
+    /// A reload applies `[mpv] max_sessions` to the next `mpv.open` (sessions over a lowered
+    /// cap go on; new ones wait until enough are closed).
+    public func reload(_ config: HostConfig) {
+        options.maxSessions = config.mpv?.maxSessions.map { max(1, $0) } ?? MPVOptions.defaultMaxSessions
+    }
+
     public func detach() {
         for ctl in controllers.values {
             ctl.removesDirectoryOnExit = true
@@ -74,6 +85,9 @@ public final class MPVPlugin: SessionPlugin {
         controllers.removeAll()
         recent.removeAll()
         reopening.removeAll()
+        let waiting = creations.values.flatMap { $0 }
+        creations.removeAll()
+        for w in waiting { w(.failure(RPCError(.shuttingDown, "the mpv plugin is detached"))) }
         savedStateRead = false
         lastSaved = nil
         context = nil
@@ -148,17 +162,46 @@ public final class MPVPlugin: SessionPlugin {
                 }
             }
         }
-        if let ctl = controller(named: named) { return load(ctl) }
-        createSession(named, c) { [weak self] result in
-            guard let self else { return reply(.failure(RPCError(.shuttingDown, "the mpv plugin is detached"))) }
+        session(named, c) { result in
             switch result {
             case .failure(let e): reply(.failure(e))
-            case .success(let id):
-                guard let ctl = self.makeController(id) else {
-                    return reply(.failure(RPCError(.pluginFailure, "cannot make a private directory for mpv's socket")))
-                }
-                load(ctl)
+            case .success(let ctl): load(ctl)
             }
+        }
+    }
+
+    /// The controller of session `named` (the most recent one for nil): the existing one, the one
+    /// being created (joined), or a new one — unless that would pass `maxSessions`.
+    private func session(_ named: String?, _ c: PluginContext, _ done: @escaping (Result<MPVController, RPCError>) -> Void) {
+        if let ctl = controller(named: named) { return done(.success(ctl)) }
+        let key = named ?? Self.defaultCreation
+        if creations[key] != nil {
+            creations[key, default: []].append(done)
+            return
+        }
+        // Checked before anything is created: sessions running, being created, being reopened.
+        let limit = options.maxSessions
+        guard controllers.count + creations.count + reopening.count < limit else {
+            return done(.failure(RPCError(.limitExceeded, "Limit exceeded: mpv.max_sessions (limit \(limit)): close an mpv session first",
+                                          data: ["limit": "mpv.max_sessions", "value": .int(Int64(limit))])))
+        }
+        creations[key] = [done]
+        createSession(named, c) { [weak self] result in
+            guard let self else { return }
+            let waiting = self.creations.removeValue(forKey: key) ?? []
+            let outcome: Result<MPVController, RPCError>
+            switch result {
+            case .failure(let e):
+                outcome = .failure(e)
+            case .success(let id):
+                // (A controller of that id already there is the one to use, never a second mpv.)
+                if let ctl = self.controllers[id] ?? self.makeController(id) {
+                    outcome = .success(ctl)
+                } else {
+                    outcome = .failure(RPCError(.pluginFailure, "cannot make a private directory for mpv's socket"))
+                }
+            }
+            for w in waiting { w(outcome) }
         }
     }
 
@@ -244,6 +287,8 @@ public final class MPVPlugin: SessionPlugin {
                     self.log("cannot reopen session \(s.session): \(e.message)")
                     self.saveState()
                 case .success(let id):
+                    // Opened meanwhile (an `mpv.open` naming it): that one's mpv plays it.
+                    guard self.controllers[id] == nil else { return self.log("session \(id) was opened before it was reopened") }
                     guard let ctl = self.makeController(id) else {
                         return self.log("cannot reopen session \(id): no private directory for mpv's socket")
                     }
