@@ -104,7 +104,7 @@ public final class HostDaemon {
                 signals.append(w)
             }
             let hup = try SignalWatcher(loop: loop)
-            try hup.start(signal: SIGHUP) { [weak self] _ in _ = try? self?.reloader?.reload(trigger: "SIGHUP") }
+            try hup.start(signal: SIGHUP) { [weak self] _ in self?.reloader?.reload(trigger: "SIGHUP") }
             signals.append(hup)
         } catch {
             throw .loop(error)
