@@ -323,23 +323,3 @@ import Testing
         #expect(try c2.call("session.get", ["session": "a"])["players"]?.arrayValue?.first?["elapsed"]?.doubleValue == 30)
     }
 }
-
-/// Issue 21: a daemon whose runtime directory is removed stops (in order, state written) rather
-/// than run on unreachable while a second daemon takes the same socket path.
-@Suite(.serialized) struct InstanceLockEndToEndTests {
-    @Test func aDaemonWhoseRuntimeDirectoryIsRemovedStopsAndASecondOneStarts() throws {
-        let first = try DaemonHarness(socketName: "run/control.sock")
-        defer { first.close() }
-        #expect(try first.start())
-        try first.client().call("session.create", ["id": "kept", "kind": "main"])
-        _ = try runShell("rm -rf '\(first.directory)/run'")
-        let exit = first.waitForExit(deadline: 10)
-        #expect(exit?.status == 71, "the first daemon did not stop: \(String(describing: exit))")
-        #expect(first.stderrText.contains("control.sock.lock: it was removed while the daemon ran"), "\(first.stderrText)")
-        // The second starts on the same path, with what the first kept.
-        let second = try DaemonHarness(directory: first.directory, socketName: "run/control.sock")
-        defer { second.close() }
-        #expect(try second.start())
-        #expect(try second.client().call("session.list").arrayValue?.compactMap { $0["id"]?.stringValue } == ["kept"])
-    }
-}

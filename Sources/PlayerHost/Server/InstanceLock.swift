@@ -20,8 +20,18 @@ public final class InstanceLock {
     /// Takes the lock for `socketPath` or throws `alreadyRunning`.
     public init(socketPath: String) throws(ServerError) {
         path = socketPath + ".lock"
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        if fd < 0 { throw .lock(path, reason: String(cString: strerror(errno))) }
+        // Never through a link (a socket in a shared directory: someone else's file would be
+        // truncated for our pid), and only a regular file (O_NONBLOCK: a FIFO does not block).
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
+        if fd < 0 {
+            let e = errno
+            throw .lock(path, reason: e == ELOOP ? "it is a symbolic link; remove it" : String(cString: strerror(e)))
+        }
+        var st = stat()
+        if fstat(fd, &st) != 0 || st.st_mode & S_IFMT != S_IFREG {
+            close(fd)
+            throw .lock(path, reason: "not a regular file; remove it")
+        }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
             let holder = Self.readPID(fd)
