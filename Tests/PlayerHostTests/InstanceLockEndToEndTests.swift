@@ -32,4 +32,15 @@ import Testing
         #expect(throws: ServerError.self) { _ = try InstanceLock(socketPath: dir + "/c.sock") }
         #expect(try runShell("cat '\(dir)/victim'").output == "precious\n")
     }
+
+    /// `--daemon` does not append its log through a link planted at `playerhostd.log`.
+    @Test func aLinkAtTheDaemonLogIsRefused() throws {
+        let dir = DaemonHarness.makeTempDirectory()
+        defer { _ = try? runShell("'\(DaemonHarness.npctl)' daemon stop --socket '\(dir)/c.sock' >/dev/null 2>&1; rm -rf '\(dir)'") }
+        _ = try runShell("printf 'precious\\n' > '\(dir)/victim'")
+        #expect(symlink(dir + "/victim", dir + "/playerhostd.log") == 0)
+        let r = try runShell("env -u DBUS_SESSION_BUS_ADDRESS XDG_CONFIG_HOME='\(dir)/config' '\(DaemonHarness.playerhostd)' --daemon --socket '\(dir)/c.sock' --state-dir '\(dir)/state' 2>&1; echo \"exit=$?\"", deadline: 30)
+        #expect(r.output.hasSuffix("exit=71\n"), "\(r.output)")
+        #expect(try runShell("cat '\(dir)/victim'").output == "precious\n")
+    }
 }
