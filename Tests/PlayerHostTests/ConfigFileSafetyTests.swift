@@ -89,4 +89,19 @@ import Testing
         #expect(HostConfig().maxStateFileBytes == 64 << 20)
         #expect(throws: HostError.self) { try HostConfig.parse("max_state_file_mb = 0") }
     }
+
+    /// The limit is inclusive, and any limit (Int.max too) is safe to pass.
+    @Test func boundedFileReadsUpToTheLimitInclusive() throws {
+        let dir = DaemonHarness.makeTempDirectory()
+        defer { _ = try? runShell("rm -rf '\(dir)'") }
+        try write([UInt8](repeating: 65, count: 70_000), to: dir + "/f")
+        #expect(try BoundedFile.read(dir + "/f", maxBytes: 70_000, links: .refuse).get().count == 70_000)
+        #expect(try BoundedFile.read(dir + "/f", maxBytes: .max, links: .refuse).get().count == 70_000)
+        #expect(throws: BoundedFileError.tooLarge(dir + "/f", bytes: 70_000, limit: 69_999)) {
+            try BoundedFile.read(dir + "/f", maxBytes: 69_999, links: .refuse).get()
+        }
+        #expect(throws: BoundedFileError.cannotOpen(dir + "/none", errno: ENOENT)) {
+            try BoundedFile.read(dir + "/none", maxBytes: 1, links: .follow).get()
+        }
+    }
 }

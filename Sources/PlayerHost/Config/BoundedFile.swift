@@ -35,7 +35,9 @@ public enum BoundedFile {
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             // Read one byte past the limit at most: a file growing while read is caught too.
-            let want = min(chunk.count, maxBytes + 1 - out.count)
+            // (out.count <= maxBytes here, so the sum cannot overflow, even for Int.max.)
+            let left = maxBytes - out.count
+            let want = left < chunk.count ? left + 1 : chunk.count
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, want) }
             if n < 0 {
                 if errno == EINTR { continue }
