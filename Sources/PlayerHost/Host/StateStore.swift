@@ -225,6 +225,9 @@ public final class StateStore {
             directoryProblem = nil
             why = nil
         case .failed(let w):
+            // Whatever failed, it was not the directory's owner or mode (checked before writing,
+            // or the directory could not even be made): that diagnosis is out of date.
+            directoryProblem = nil
             why = w
         case .unsafeDirectory(let problem):
             if directoryProblem != problem {
