@@ -15,12 +15,18 @@ enum DaemonLauncher {
             return 71
         }
         let logPath = dir + "/playerhostd.log"
-        let logFD = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        // Not through a link planted beside a socket in a shared directory (it would append there).
+        let logFD = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
         guard logFD >= 0 else {
             FileHandleStderr.write("playerhostd: cannot open \(logPath): \(String(cString: strerror(errno)))\n")
             return 71
         }
         defer { close(logFD) }
+        var st = stat()
+        guard fstat(logFD, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
+            FileHandleStderr.write("playerhostd: \(logPath) is not a regular file; remove it\n")
+            return 71
+        }
         var ready = false
         var exitStatus: ChildProcess.Exit?
         do {

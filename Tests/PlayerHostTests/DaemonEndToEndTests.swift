@@ -171,8 +171,9 @@ import Testing
         options.limits = RPCLimits()
         let host = try HostDaemon(options: options, logger: .init(label: "test"))
         try host.start()
-        // Active handles when idle: the listening socket and three signal watchers, no timer.
-        #expect(host.loop.activeHandleTypes == ["pipe", "signal", "signal", "signal"])
+        // Active handles when idle: the listening socket, the lock file's watcher (inotify) and
+        // three signal watchers, no timer.
+        #expect(host.loop.activeHandleTypes == ["pipe", "poll", "signal", "signal", "signal"])
         host.shutdown(reason: "test")
         // The shutdown closes every handle the daemon opened; once the loop ran dry the one left
         // is the shutdown deadline — unreferenced, it cannot keep the loop alive, and `finish()`

@@ -109,6 +109,54 @@ import Testing
         #expect(back.timeline("mix").shuffleMode == .items)
     }
 
+    /// Issue 21 item 20: on the last of eight items with shuffle on, the current item is first
+    /// in the play order; a restart keeps that order and that place in it (it replayed a
+    /// fresh shuffle and walked it to the item, landing at another place in another order).
+    @Test func aShuffledQueueComesBackInItsPlayOrder() throws {
+        var m = NowPlayingModel()
+        try m.makeEligible("mix", items: (0..<8).map { song("S\($0)", 60) })
+        for _ in 0..<7 { _ = try m.next(session: "mix", now: at(0)) }
+        _ = try m.setShuffle(session: "mix", .items, now: at(0))
+        let before = m.timeline("mix")
+        #expect(before.position == 0 && before.currentIndex == 7)
+        let back = try roundTrip(m, at: at(1)).timeline("mix")
+        #expect(back.order == before.order)
+        #expect(back.position == 0)
+        #expect(back.currentIndex == 7)
+    }
+
+    /// A kept order that is not a permutation of the queue (a hand-edited file) is reported and
+    /// left out: the session comes back on its item in a fresh shuffle.
+    @Test func aKeptOrderThatDoesNotFitTheQueueIsRefused() throws {
+        var m = NowPlayingModel()
+        try m.makeEligible("mix", items: (0..<4).map { song("S\($0)", 60) })
+        _ = try m.setShuffle(session: "mix", .items, now: at(0))
+        var snap = HostSnapshot(of: m, now: at(1), configSessions: [])
+        snap.sessions[0].players[0].order = [0, 0, 1, 2]
+        var fresh = NowPlayingModel()
+        let r = snap.restore(into: &fresh, now: at(2))
+        #expect(r.value.map(\.message).contains { $0.contains("play order") }, "\(r.value)")
+        #expect(fresh.timeline("mix").currentIndex == m.timeline("mix").currentIndex)
+        #expect(Set(fresh.timeline("mix").order) == Set(0..<4))
+    }
+
+    /// Issue 21 item 21: a background-audio session of an app still connected is kept, as the
+    /// host's (the host inherits it when its app goes away, and a daemon that dies takes its
+    /// apps' connections with it); the app's other sessions are not.
+    @Test func aConnectedAppsBackgroundAudioSessionIsKeptAsTheHosts() throws {
+        var m = NowPlayingModel()
+        let app = try m.registerApp(name: "bgapp", client: 7, now: at(0)).value
+        try m.makeEligible("bg", caller: .app(app.id), backgroundAudio: true)
+        try m.makeEligible("fg", caller: .app(app.id))
+        _ = try m.seek(session: "bg", to: 12, now: at(0))
+        let back = try roundTrip(m, at: at(1))
+        #expect(back.orderedSessions.map(\.id) == ["bg"])
+        let s = try back.session("bg")
+        #expect(s.app == NowPlayingModel.hostApp)
+        #expect(s.audio.backgroundAudio)
+        #expect(back.timeline("bg").elapsed(at: at(1000)) == 12)
+    }
+
     @Test func configSessionsKeepTheirOriginAndCanBeLeftOut() throws {
         var m = NowPlayingModel()
         try m.makeEligible("fromConfig")

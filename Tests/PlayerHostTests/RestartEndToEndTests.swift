@@ -189,6 +189,67 @@ import Testing
         #expect(try c.call("session.list").arrayValue?.count == 2)
     }
 
+    /// The play order of a player, as titles (`player.queue` pages in play order).
+    func playOrder(_ c: ControlClient, _ session: String) throws -> [String] {
+        (try c.call("player.queue", ["session": .string(session)])["items"]?.arrayValue ?? []).compactMap { $0["title"]?.stringValue }
+    }
+
+    /// Issue 21 item 20: a shuffled queue comes back in the order it was playing in, at the same
+    /// place in it, after an orderly stop and after `kill -9` alike.
+    @Test(arguments: [SIGTERM, SIGKILL])
+    func aRestartKeepsTheShuffleOrder(_ signal: Int32) throws {
+        let d = try DaemonHarness()
+        defer { d.close() }
+        #expect(try d.start())
+        let c = try d.client()
+        try c.call("session.create", ["id": "sh", "kind": "main"])
+        let items: [JSON] = (1...8).map { ["title": .string("T\($0)"), "duration": 100] }
+        try c.call("player.load", ["session": "sh", "items": .array(items)])
+        for _ in 0..<7 { try c.call("player.next", ["session": "sh"]) }
+        // On the last item; shuffling keeps it current, first in the play order.
+        try c.call("player.setShuffle", ["session": "sh", "mode": "items"])
+        let before = try c.call("session.get", ["session": "sh"])["players"]?.arrayValue?.first
+        #expect(before?["queueIndex"]?.intValue == 0 && before?["itemIndex"]?.intValue == 7)
+        let order = try playOrder(c, "sh")
+        #expect(order.count == 8 && order.first == "T8")
+        #expect(try waitForWrite(d))
+        d.stop(signal: signal)
+        #expect(try d.start())
+        let c2 = try d.client()
+        let after = try c2.call("session.get", ["session": "sh"])["players"]?.arrayValue?.first
+        #expect(after?["queueIndex"]?.intValue == 0, "\(after ?? nil)")
+        #expect(after?["itemIndex"]?.intValue == 7)
+        #expect(after?["shuffleMode"] == "items")
+        #expect(try playOrder(c2, "sh") == order)
+    }
+
+    /// Issue 21 item 21: a background-audio session of an app that is still connected is handed
+    /// to the host when its app goes away; a daemon killed with -9 takes the app's connection
+    /// with it, so the restart brings the session back as the orderly stop does.
+    @Test(arguments: [SIGTERM, SIGKILL])
+    func aBackgroundAudioSessionOfAConnectedAppSurvivesTheDaemon(_ signal: Int32) throws {
+        let d = try DaemonHarness()
+        defer { d.close() }
+        #expect(try d.start())
+        let app = try d.client()
+        try app.call("host.hello", ["name": "bgapp"])
+        try app.call("session.create", ["id": "bg", "kind": "main", "backgroundAudio": true])
+        try app.call("player.load", ["session": "bg", "items": [["title": "Radio", "duration": 300]]])
+        try app.call("player.seek", ["session": "bg", "position": 12])
+        try app.call("session.create", ["id": "fg", "kind": "main"])
+        #expect(try waitForWrite(d))
+        d.stop(signal: signal)
+        #expect(try d.start())
+        let c = try d.client()
+        #expect(try sessionIDs(c) == ["bg"])
+        let s = try c.call("session.get", ["session": "bg"])
+        #expect(s["app"] == "host", "\(s)")
+        #expect(s["backgroundAudio"] == true || s["audio"]?["backgroundAudio"] == true, "\(s)")
+        let p = s["players"]?.arrayValue?.first
+        #expect(p?["currentItem"]?["title"] == "Radio")
+        #expect(abs((p?["elapsed"]?.doubleValue ?? -1) - 12) < 0.5)
+    }
+
     // MARK: Reload
 
     func writeConfig(_ path: String, sessions: [String], extra: String = "") throws {

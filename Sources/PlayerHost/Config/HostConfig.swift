@@ -77,6 +77,9 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var plugins: [PluginConfig]?
     /// Where state.json is kept (default `$XDG_STATE_HOME/playerhost`).
     public var stateDirectory: String?
+    /// The largest state file, in MiB (`max_state_file_mb`, default 64): a larger one is not
+    /// read at start (it is set aside), and a write that would be larger is refused (a fault).
+    public var maxStateFileMB: Int?
     /// `[mpris]`: the MPRIS2 export on the session bus.
     public var mpris: MPRISConfig?
     /// The artwork cache's bound in MiB (default 64); least recently used files go past it.
@@ -112,6 +115,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         ConfigKey("plugin_dir", .string),
         ConfigKey("plugin", .tables(PluginConfig.schema)),
         ConfigKey("state_dir", .string),
+        ConfigKey("max_state_file_mb", .integer),
         ConfigKey("mpris", .table(MPRISConfig.schema)),
         ConfigKey("artwork_cache_mb", .integer),
         ConfigKey("artwork_timeout_ms", .integer),
@@ -140,6 +144,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case pluginDirectory = "plugin_dir"
         case plugins = "plugin"
         case stateDirectory = "state_dir"
+        case maxStateFileMB = "max_state_file_mb"
         case mpris
         case artworkCacheMB = "artwork_cache_mb"
         case artworkTimeoutMilliseconds = "artwork_timeout_ms"
@@ -169,6 +174,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         pluginDirectory = try c.decodeIfPresent(String.self, forKey: .pluginDirectory)
         plugins = try c.decodeIfPresent([PluginConfig].self, forKey: .plugins)
         stateDirectory = try c.decodeIfPresent(String.self, forKey: .stateDirectory)
+        maxStateFileMB = try c.decodeIfPresent(Int.self, forKey: .maxStateFileMB)
         mpris = try c.decodeIfPresent(MPRISConfig.self, forKey: .mpris)
         artworkCacheMB = try c.decodeIfPresent(Int.self, forKey: .artworkCacheMB)
         artworkTimeoutMilliseconds = try c.decodeIfPresent(Int.self, forKey: .artworkTimeoutMilliseconds)
@@ -204,6 +210,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
     /// Parses TOML text; errors name the problem in one line: the key's path, its line when it
     /// can be found, and what was expected. Unknown keys are errors.
     public static func parse(_ text: String, source: String = "config") throws(HostError) -> HostConfig {
+        guard !text.utf8.contains(0) else { return try parse(Array(text.utf8), source: source) }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
@@ -224,21 +231,33 @@ public struct HostConfig: Codable, Sendable, Equatable {
         return config
     }
 
+    /// The largest configuration file read (4 MiB: some 50 000 `[[session]]` entries). Not a
+    /// key of the file: the limit on reading the file cannot come from it.
+    public static let maxFileBytes = 4 << 20
+
     /// Reads `path`. A missing file is an error only when `required` (the user named it).
+    /// A symbolic link is followed if its final target is a regular file (dotfile managers link
+    /// configs); a FIFO, a device or a file over `maxFileBytes` is refused with one error, and a
+    /// FIFO never blocks. Blocking I/O: off the loop thread (`ConfigReloader` reads on a worker).
     public static func load(path: String, required: Bool) throws(HostError) -> HostConfig {
-        guard let f = fopen(path, "r") else {
-            if !required && errno == ENOENT { return HostConfig() }
-            throw .config("cannot read \(path): \(String(cString: strerror(errno)))")
+        let bytes: [UInt8]
+        switch BoundedFile.read(path, maxBytes: maxFileBytes, links: .follow) {
+        case .success(let b): bytes = b
+        case .failure(let e):
+            if !required && e.errno == ENOENT { return HostConfig() }
+            throw .config(e.description)
         }
-        defer { fclose(f) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = fread(&chunk, 1, chunk.count, f)
-            if n <= 0 { break }
-            bytes += chunk[0..<n]
+        return try parse(bytes, source: path)
+    }
+
+    /// Parses the file's bytes: a NUL byte is refused (TOMLKit reads a C string and would
+    /// silently ignore everything after it), then `parse(_:source:)`.
+    public static func parse(_ bytes: [UInt8], source: String = "config") throws(HostError) -> HostConfig {
+        if let nul = bytes.firstIndex(of: 0) {
+            let line = 1 + bytes[..<nul].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            throw .config("\(source):\(line): a NUL byte (the file is not text; nothing after it would be read)")
         }
-        return try parse(String(decoding: bytes, as: UTF8.self), source: path)
+        return try parse(String(decoding: bytes, as: UTF8.self), source: source)
     }
 
     /// The model's limits with this file's values over the defaults.
@@ -261,6 +280,9 @@ public struct HostConfig: Codable, Sendable, Equatable {
         if let v = maxStallMilliseconds { l.maxStallMilliseconds = UInt64(v) }
         return l
     }
+
+    /// The state file's size limit in bytes (`max_state_file_mb`, default 64 MiB).
+    public var maxStateFileBytes: Int { (maxStateFileMB ?? 64) << 20 }
 
     /// The keys `rpcLimits(over:)` reads, with their values (for reload summaries).
     package var limitKeys: [(String, Int?)] {
@@ -290,6 +312,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         try check("turn_budget_us", turnBudgetMicroseconds, 1...1_000_000)
         try check("output_high_water_kb", outputHighWaterKB, 1...1_048_576)
         try check("max_stall_ms", maxStallMilliseconds, 10...3_600_000)
+        try check("max_state_file_mb", maxStateFileMB, 1...4_096)
         var seen = Set<String>()
         for s in sessions {
             guard !s.id.isEmpty else { throw .config("\(source): a [[session]] has an empty id") }

@@ -41,6 +41,8 @@ public final class HostDaemon {
     public private(set) var mpris: MPRISBridge?
     /// Resolves sessions' artwork (nil when its cache directory cannot be made).
     public private(set) var artwork: ArtworkResolver?
+    /// Why the daemon stopped on its own: its lock file (its runtime directory) went away.
+    public private(set) var lostLock: String?
 
     public init(options: HostOptions, logger: Logger) throws(HostError) {
         self.options = options
@@ -69,6 +71,8 @@ public final class HostDaemon {
         try start()
         loop.run()
         finish()
+        // Not an orderly stop that was asked for: a non-zero status (EX_OSERR) says so.
+        if let lostLock { throw .server(.lock(options.socketPath + ".lock", reason: lostLock)) }
     }
 
     /// The start half of `run`, for tests that drive the loop themselves.
@@ -106,11 +110,12 @@ public final class HostDaemon {
                 signals.append(w)
             }
             let hup = try SignalWatcher(loop: loop)
-            try hup.start(signal: SIGHUP) { [weak self] _ in _ = try? self?.reloader?.reload(trigger: "SIGHUP") }
+            try hup.start(signal: SIGHUP) { [weak self] _ in self?.reloader?.reload(trigger: "SIGHUP") }
             signals.append(hup)
         } catch {
             throw .loop(error)
         }
+        watchLock()
         let reloader = ConfigReloader(host: self)
         reloader.applyLogLevel = applyLogLevel
         self.reloader = reloader
@@ -125,6 +130,22 @@ public final class HostDaemon {
             close(fd)
         }
         SystemdNotifier.notify("READY=1\nMAINPID=\(getpid())", socket: options.notifySocket)
+    }
+
+    /// Stops in order when the lock file goes (the runtime directory removed): another daemon
+    /// can then start on the same socket path, and none can reach this one.
+    private func watchLock() {
+        do {
+            try lock?.watch(loop: loop) { [weak self] in
+                guard let self, !self.isShuttingDown else { return }
+                let why = "it was removed while the daemon ran (its directory deleted?), so another daemon could start on \(self.options.socketPath) and none could reach this one"
+                self.logger.error("the lock file \(self.lock?.path ?? "") \(why); stopping")
+                self.lostLock = why
+                self.shutdown(reason: "lock file removed")
+            }
+        } catch {
+            logger.warning("cannot watch the lock file: \(error); a removed runtime directory goes unnoticed")
+        }
     }
 
     private func startMPRIS() {
@@ -223,6 +244,7 @@ public final class HostDaemon {
         artwork?.close()
         for s in signals { s.close() }
         signals.removeAll()
+        lock?.stopWatching()
     }
 
     /// After the loop ran dry: close it (asserting nothing is left) and drop the lock.

@@ -110,7 +110,7 @@ struct StateCache {
     /// Captures one session again; renders it when its state changed. A session that is gone,
     /// or not the host's, leaves the file.
     private mutating func capture(_ id: SessionID, in model: NowPlayingModel, now: MonotonicInstant) {
-        guard let s = model.sessions[id], s.app == NowPlayingModel.hostApp else {
+        guard let s = model.sessions[id], HostSnapshot.isKept(s) else {
             if pieces.removeValue(forKey: id) != nil { changedSince = true }
             hashes[id] = nil
             return
@@ -142,7 +142,7 @@ struct StateCache {
         pieces.reserveCapacity(model.sessions.count)
         var kept: [SessionID: Int] = [:]
         kept.reserveCapacity(model.sessions.count)
-        for s in model.orderedSessions where s.app == NowPlayingModel.hostApp {
+        for s in model.orderedSessions where HostSnapshot.isKept(s) {
             let state = HostSnapshot.capture(s, in: model, at: now, origin: configSessions.contains(s.id) ? .config : .client)
             captures += 1
             let hash = state.hashValue

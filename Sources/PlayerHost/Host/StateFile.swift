@@ -13,7 +13,7 @@ import OrderedCollections
 ///    "isActive": true, "info": {"title": "…"},
 ///    "players": [{"items": [{"title": "A", "duration": 300}], "itemIndex": 0, "elapsed": 42,
 ///                 "rate": 0, "defaultRate": 1, "repeatMode": "one", "shuffleMode": "off",
-///                 "stopped": false}],
+///                 "stopped": false, "order": [1, 0]}],
 ///    "commands": [{"command": "skipForward", "isEnabled": true, "targets": [[0]],
 ///                  "preferredIntervals": [5, 30]}]}],
 ///  "plugins": {"mpv": {…}}}
@@ -133,6 +133,7 @@ public enum StateFile {
             "stopped": .bool(p.isStopped),
         ]
         if let i = p.itemIndex { o["itemIndex"] = .int(Int64(i)) }
+        if let order = p.order { o["order"] = .array(order.map { .int(Int64($0)) }) }
         return .object(o)
     }
 
@@ -190,6 +191,8 @@ public enum StateFile {
         var p = HostSnapshot.PlayerState()
         p.items = try (j["items"]?.arrayValue ?? []).map(MediaItem.init(json:))
         p.itemIndex = j["itemIndex"]?.intValue.flatMap { p.items.indices.contains($0) ? $0 : nil }
+        // Checked again when restored (a permutation of the items' indices); wrong here → none.
+        p.order = j["order"]?.arrayValue.map { $0.compactMap(\.intValue) }.flatMap { $0.count == p.items.count ? $0 : nil }
         p.elapsed = max(0, j["elapsed"]?.doubleValue ?? 0)
         p.rate = j["rate"]?.doubleValue ?? 0
         p.defaultRate = j["defaultRate"]?.doubleValue ?? 1
@@ -252,6 +255,12 @@ struct StateFilePieces: Sendable {
 
     /// The file's byte strings in order: head, sessions with commas between them, tail.
     var chunks: Chunks<OrderedDictionary<SessionID, [UInt8]>.Values> { Chunks(head: head, sessions: sessions.values, tail: tail) }
+
+    /// The file's size in bytes (checked against `max_state_file_mb` before writing).
+    var byteCount: Int {
+        head.count + tail.count + max(0, sessions.count - 1) * StateFile.comma.count
+            + sessions.values.reduce(0) { $0 + $1.count }
+    }
 
     /// The whole file in one array (tests, and the synchronous write's fallback).
     var joined: [UInt8] {

@@ -2,6 +2,7 @@ import Glibc
 import Logging
 import PlayerHostBase
 import PlayerHostClient
+import PlayerHostConfig
 import PlayerHostLoop
 import PlayerHostModel
 
@@ -41,6 +42,8 @@ public final class StateStore {
     public var captures: Int { cache.captures }
     /// Milliseconds between a change and its write.
     public var delayMilliseconds: UInt64 = 1000
+    /// The largest file read or written (`max_state_file_mb`, default 64 MiB).
+    public var maxBytes = HostConfig().maxStateFileBytes
 
     let loop: EventLoop
     let logger: Logger
@@ -52,6 +55,9 @@ public final class StateStore {
     private var finalPieces: StateFilePieces?
     /// Why the last write failed (nil after a good one).
     public private(set) var fault: String?
+    /// The directory is not one the state may be kept in (another owner, writable by others):
+    /// nothing is read from it or written to it until it is fixed (nil: it is fine).
+    public private(set) var directoryProblem: StateDirectory.Problem?
     public private(set) var writes = 0
     public private(set) var failedWrites = 0
     /// Duration of the last write (on the worker), in microseconds.
@@ -92,17 +98,29 @@ public final class StateStore {
     /// version) → nil, and the file is moved aside as `state.json.corrupt-<unix time>` with one
     /// log line, so the host starts empty and the evidence is kept.
     public func load() -> HostSnapshot? {
+        if let problem = StateDirectory.check(directory) {
+            // As sshd's StrictModes: another user could have planted what is there.
+            directoryProblem = problem
+            fault = problem.message
+            loadResult = "refused: \(problem.message)"
+            logger.error("state directory \(directory) \(problem.message); not reading or writing the state file until it is fixed (\(problem.fix))")
+            return nil
+        }
         let bytes: [UInt8]
-        switch Self.readFile(path) {
+        switch Self.readFile(path, maxBytes: maxBytes) {
         case .success(let b): bytes = b
-        case .failure(let e) where e.code == ENOENT || e.code == ENOTDIR:
+        case .failure(let e) where e.errno == ENOENT || e.errno == ENOTDIR:
             // No file there (ENOTDIR: the directory is not one; the first write reports that).
             loadResult = "none"
             return nil
-        case .failure(let e):
-            loadResult = "unreadable: \(e.message)"
-            logger.error("state file \(path) cannot be read (\(e.message)); starting without saved sessions")
+        case .failure(.cannotOpen(_, let code)), .failure(.cannotRead(_, let code)):
+            let message = String(cString: strerror(code))
+            loadResult = "unreadable: \(message)"
+            logger.error("state file \(path) cannot be read (\(message)); starting without saved sessions")
             return nil
+        case .failure(let e):
+            // A FIFO, a link, a device, a file over the limit: not ours to read; kept aside.
+            return setAside(e.reason)
         }
         do throws(StateFileError) {
             let file = try StateFile.parseFile(bytes)
@@ -111,14 +129,20 @@ public final class StateStore {
             loadedSavedAt = file.savedAt
             return file.snapshot
         } catch {
-            let aside = path + ".corrupt-\(time(nil))"
-            let moved = rename(path, aside) == 0
-            if moved { setAsidePath = aside }
-            loadResult = "set aside: \(error)"
-            let line = "state file \(path) is \(error); starting without saved sessions" + (moved ? ", moved it to \(aside)" : "")
-            logger.error("\(line)")
-            return nil
+            return setAside("\(error)")
         }
+    }
+
+    /// Moves the file at `path` aside as `state.json.corrupt-<unix time>` (the link or FIFO
+    /// itself, never what it names), so the host starts empty and the evidence is kept.
+    private func setAside(_ why: String) -> HostSnapshot? {
+        let aside = path + ".corrupt-\(time(nil))"
+        let moved = rename(path, aside) == 0
+        if moved { setAsidePath = aside }
+        loadResult = "set aside: \(why)"
+        let line = "state file \(path) is unusable (\(why)); starting without saved sessions" + (moved ? ", moved it to \(aside)" : "")
+        logger.error("\(line)")
+        return nil
     }
 
     // MARK: Writing
@@ -169,22 +193,22 @@ public final class StateStore {
     public func writeNow() {
         timer?.stop()
         guard !isWriting, let pieces = prepare() else { return }
-        let directory = directory
+        let directory = directory, maxBytes = maxBytes
         isWriting = true
         let started = EventLoop.hrtime()
         do {
-            try WorkerJob.queue(on: loop, work: { Self.writeAtomically(pieces.chunks, directory: directory, name: "state.json") },
-                                done: { [weak self] why in self?.finished(why, started: started) })
+            try WorkerJob.queue(on: loop, compute: { Self.writeChecked(pieces, directory: directory, maxBytes: maxBytes) },
+                                done: { [weak self] outcome in self?.finished(outcome ?? .failed("cancelled"), started: started) })
         } catch {
             // No thread pool: write here rather than not at all.
-            finished(Self.writeAtomically(pieces.chunks, directory: directory, name: "state.json"), started: started)
+            finished(Self.writeChecked(pieces, directory: directory, maxBytes: maxBytes), started: started)
         }
     }
 
-    private func finished(_ why: String?, started: UInt64) {
+    private func finished(_ outcome: WriteOutcome, started: UInt64) {
         isWriting = false
         lastWriteMicroseconds = (EventLoop.hrtime() - started) / 1000
-        record(why)
+        record(outcome)
         if let pieces = finalPieces {
             finalPieces = nil
             writeSynchronously(pieces)
@@ -194,10 +218,27 @@ public final class StateStore {
         }
     }
 
-    private func record(_ why: String?) {
+    private func record(_ outcome: WriteOutcome) {
+        let why: String?
+        switch outcome {
+        case .written:
+            directoryProblem = nil
+            why = nil
+        case .failed(let w):
+            // Whatever failed, it was not the directory's owner or mode (checked before writing,
+            // or the directory could not even be made): that diagnosis is out of date.
+            directoryProblem = nil
+            why = w
+        case .unsafeDirectory(let problem):
+            if directoryProblem != problem {
+                logger.error("state directory \(directory) \(problem.message); not writing the state file until it is fixed (\(problem.fix))")
+            }
+            directoryProblem = problem
+            why = problem.message
+        }
         if let why {
             failedWrites += 1
-            if fault != why { logger.error("cannot write the state file \(path): \(why); will retry on the next change") }
+            if fault != why, directoryProblem == nil { logger.error("cannot write the state file \(path): \(why); will retry on the next change") }
             fault = why
         } else {
             writes += 1
@@ -208,9 +249,9 @@ public final class StateStore {
 
     private func writeSynchronously(_ pieces: StateFilePieces) {
         let started = EventLoop.hrtime()
-        let why = Self.writeAtomically(pieces.chunks, directory: directory, name: "state.json")
+        let outcome = Self.writeChecked(pieces, directory: directory, maxBytes: maxBytes)
         lastWriteMicroseconds = (EventLoop.hrtime() - started) / 1000
-        record(why)
+        record(outcome)
     }
 
     /// The orderly stop: every session captured again (exact positions) and written at once,
@@ -247,7 +288,12 @@ public final class StateStore {
     /// failed (until a write succeeds), or the start found a file it could not use.
     public var diagnostics: [(diagnostic: Diagnostic, path: String)] {
         var out: [(Diagnostic, String)] = []
-        if let fault {
+        if let problem = directoryProblem {
+            out.append((Diagnostic(severity: .error, code: "stateDirectoryUnsafe",
+                                   message: "the state directory \(directory) \(problem.message): the state file is neither read nor written there (another user could plant or read it); sessions are not kept across a restart",
+                                   fix: "run: \(problem.fix) (then the next change writes the state file; a restart reads it)"),
+                        directory))
+        } else if let fault {
             out.append((Diagnostic(severity: .error, code: "stateNotWritten",
                                    message: "the state file \(path) cannot be written: \(fault); changes since the last good write would be lost on a restart",
                                    fix: "make \(directory) a directory this user can write (or point state_dir / --state-dir elsewhere); the next change tries again"),
@@ -275,6 +321,7 @@ public final class StateStore {
         let env = SocketLocation.currentEnvironment()
         let dir = defaultDirectory(explicit: host.options.stateDirectory ?? host.options.config.stateDirectory, environment: env)
         let store = StateStore(loop: host.loop, directory: dir, logger: host.logger)
+        store.maxBytes = host.options.config.maxStateFileBytes
         host.state = store
         let configIDs = { [weak host] in host?.reloader?.configSessionIDs ?? [] }
         if let saved = store.load() {
@@ -314,6 +361,28 @@ public final class StateStore {
         return nil
     }
 
+    /// How a write ended.
+    enum WriteOutcome: Sendable, Equatable {
+        case written
+        case failed(String)
+        /// Refused: the directory is not safe to keep the state in.
+        case unsafeDirectory(StateDirectory.Problem)
+    }
+
+    /// One write of the state file, on the writing thread: the directory checked (created 0700
+    /// when missing), the size checked against `maxBytes`, then `writeAtomically`.
+    static func writeChecked(_ pieces: StateFilePieces, directory: String, maxBytes: Int) -> WriteOutcome {
+        if let e = makeDirectory(directory) { return .failed("mkdir \(directory): \(String(cString: strerror(e)))") }
+        if let problem = StateDirectory.check(directory) { return .unsafeDirectory(problem) }
+        let size = pieces.byteCount
+        guard size <= maxBytes else {
+            // A file the next start would refuse to read is not written: the previous one stays.
+            return .failed("the file would be \(BoundedFileError.mebibytes(size)), over max_state_file_mb (\(BoundedFileError.mebibytes(maxBytes)))")
+        }
+        if let why = writeAtomically(pieces.chunks, directory: directory, name: "state.json") { return .failed(why) }
+        return .written
+    }
+
     /// temp file (0600) → write → fsync → rename over `name` → fsync of the directory.
     /// Returns why it failed, or nil.
     static func writeAtomically(_ bytes: [UInt8], directory: String, name: String) -> String? {
@@ -326,7 +395,11 @@ public final class StateStore {
         if let e = makeDirectory(directory) { return ("mkdir \(directory): \(String(cString: strerror(e)))") }
         let final = directory + "/" + name
         let temp = final + ".tmp"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        // Never through a link planted at the temp path: remove whatever is there (unlink takes
+        // a link itself, not its target), then create a new file, failing if anything got there
+        // meanwhile (O_EXCL does not follow a link either).
+        unlink(temp)
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return ("open \(temp): \(String(cString: strerror(errno)))") }
         if let e = writeJoined(fd, chunks) {
             close(fd)
@@ -386,22 +459,10 @@ public final class StateStore {
         return nil
     }
 
-    static func readFile(_ path: String) -> Result<[UInt8], Errno> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(Errno(code: errno)) }
-        defer { close(fd) }
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failure(Errno(code: errno))
-            }
-            if n == 0 { break }
-            out += chunk[0..<n]
-        }
-        return .success(out)
+    /// The state file's bytes: never through a symbolic link, regular files only, at most
+    /// `maxBytes` (see `BoundedFile`).
+    static func readFile(_ path: String, maxBytes: Int = HostConfig().maxStateFileBytes) -> Result<[UInt8], BoundedFileError> {
+        BoundedFile.read(path, maxBytes: maxBytes, links: .refuse)
     }
 }
 
@@ -411,10 +472,4 @@ extension StateStore: EventSink {
         if case .model(let e) = event.payload { cache.note(e) }
         changed()
     }
-}
-
-/// An errno value as an error.
-struct Errno: Error, Equatable {
-    let code: Int32
-    var message: String { String(cString: strerror(code)) }
 }

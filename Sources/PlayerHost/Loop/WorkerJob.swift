@@ -1,4 +1,5 @@
 import CUV
+import Synchronization
 
 /// One job on libuv's thread pool (`uv_queue_work`): `work` runs on a worker thread, `done` on
 /// the loop's thread once it finished, with what `work` returned (an error message, or nil).
@@ -46,6 +47,23 @@ public final class WorkerJob {
             job.request.deallocate()
             throw LoopError(code: status, operation: "uv_queue_work")
         }
+    }
+
+    /// Queues `compute` on the thread pool; `done` runs on the loop afterwards with its value
+    /// (nil if the loop cancelled the job). For work that hands back more than a message: a
+    /// file read and parsed off the loop (the configuration on reload).
+    public static func queue<Value: Sendable>(on loop: EventLoop, compute: @escaping @Sendable () -> Value,
+                                              done: @escaping (Value?) -> Void) throws(LoopError) {
+        let box = ValueBox<Value>()
+        try queue(on: loop, work: {
+            box.value.withLock { $0 = compute() }
+            return nil
+        }, done: { _ in done(box.value.withLock { $0 }) })
+    }
+
+    /// The worker's value, handed to the loop thread.
+    private final class ValueBox<Value: Sendable>: Sendable {
+        let value = Mutex<Value?>(nil)
     }
 
     private func finish(cancelled: Bool) {

@@ -6,9 +6,12 @@ import PlayerHostBase
 /// they take. No wire format here: `StateFile` renders and parses it.
 ///
 /// Kept: sessions of the host app (made by connections that never said `host.hello`, by the
-/// config, or inherited from an app as background audio). Not kept: app and plugin sessions
-/// (their plugins re-create them on re-attach) and targets of connected clients (their clients
-/// are gone). Only built-in targets (`.players`, what `bindDefaults` binds) are restored.
+/// config, or inherited from an app as background audio), and background-audio sessions of
+/// apps still connected — kept as the host's, as the host inherits them when their app goes
+/// away: a daemon that dies takes its apps' connections with it, so a restart after `kill -9`
+/// brings back what an orderly stop would have. Not kept: other app and plugin sessions (their
+/// plugins re-create them on re-attach) and targets of connected clients (their clients are
+/// gone). Only built-in targets (`.players`, what `bindDefaults` binds) are restored.
 public struct HostSnapshot: Sendable, Hashable {
     /// Where a kept session came from: a reload closes only config sessions, and a restart
     /// drops a config session the config no longer lists.
@@ -20,6 +23,9 @@ public struct HostSnapshot: Sendable, Hashable {
         public var items: [MediaItem] = []
         /// Index into `items` of the current item (nil: empty queue).
         public var itemIndex: Int?
+        /// The play order when shuffled (indices into `items`; nil: in queue order). Kept so a
+        /// restart plays next what would have played next, not a fresh shuffle.
+        public var order: [Int]?
         /// Media time in the current item when the snapshot was taken.
         public var elapsed: Double = 0
         /// The rate when taken (> 0: it was playing; it comes back paused).
@@ -88,10 +94,16 @@ public struct HostSnapshot: Sendable, Hashable {
         var m = model
         _ = m.advance(to: now)
         let t = m.clock
-        for s in m.orderedSessions where s.app == NowPlayingModel.hostApp {
+        for s in m.orderedSessions where Self.isKept(s) {
             sessions.append(Self.capture(s, in: m, at: t, origin: configSessions.contains(s.id) ? .config : .client))
         }
         if let np = m.nowPlayingSession, sessions.contains(where: { $0.id == np }) { nowPlaying = np }
+    }
+
+    /// Whether a restart brings `s` back: the host's sessions, and those it would inherit
+    /// (background audio) when their app goes away with the daemon.
+    public static func isKept(_ s: Session) -> Bool {
+        s.app == NowPlayingModel.hostApp || s.audio.backgroundAudio
     }
 
     /// One host session of `m` as kept, read at `t` (the state store captures only the sessions
@@ -105,7 +117,8 @@ public struct HostSnapshot: Sendable, Hashable {
         state.category = s.audio.category
         state.options = s.audio.options.sorted()
         state.audioActive = s.audio.isActive
-        state.isActive = m.isActive(s.id)
+        // An app's active session is its own, not the host's.
+        state.isActive = s.app == NowPlayingModel.hostApp && m.isActive(s.id)
         state.manualInfo = Self.paused(s.manualInfo, since: s.manualTimestamp, at: t)
         state.players = m.players(of: s).map { Self.playerState($0.timeline, at: t) }
         for kind in RemoteCommandKind.allCases {
@@ -123,6 +136,7 @@ public struct HostSnapshot: Sendable, Hashable {
         var p = PlayerState()
         p.items = tl.items
         p.itemIndex = tl.currentIndex
+        if tl.shuffleMode != .off, !tl.order.elementsEqual(tl.items.indices) { p.order = tl.order }
         p.elapsed = tl.elapsed(at: t)
         p.rate = tl.rate
         p.defaultRate = tl.defaultRate
@@ -264,6 +278,10 @@ private struct Replay {
     mutating func restoreClockPlayer(_ p: HostSnapshot.PlayerState, session id: SessionID, index i: Int) {
         guard step(id, { m, t in try m.load(session: id, player: i, items: p.items, now: t) }) else { return }
         if p.shuffleMode != .off { step(id) { m, t in try m.setShuffle(session: id, player: i, p.shuffleMode, now: t) } }
+        // The order it was playing in, not the reshuffle's (what plays next stays the same).
+        if p.shuffleMode != .off, let order = p.order {
+            step(id) { m, t in try m.withPlayer(id, i, now: t) { tl, _, _ in try tl.restorePlayOrder(order, current: p.itemIndex) } }
+        }
         // The play order may differ after a reshuffle; walk it to the item that was current.
         if let target = p.itemIndex, p.items.indices.contains(target) {
             for _ in 0..<p.items.count {

@@ -178,6 +178,18 @@ public struct PlayerTimeline: Sendable, Hashable {
         }
     }
 
+    /// Puts back a play order kept across a restart (`HostSnapshot`), on the item `current`
+    /// (an index into `items`; nil: the current one stays). `newOrder` comes from a file:
+    /// anything but a permutation of the items' indices is refused (`invalid`), changing nothing.
+    mutating func restorePlayOrder(_ newOrder: [Int], current: Int?) throws {
+        guard newOrder.count == items.count, Set(newOrder) == Set(items.indices) else {
+            throw ModelError.invalid("the kept play order is not one of this queue's")
+        }
+        let item = current ?? currentIndex
+        order = newOrder
+        position = item.flatMap { newOrder.firstIndex(of: $0) } ?? (items.isEmpty ? nil : 0)
+    }
+
     /// Handles the end of the current item at exactly `deadline` (its end instant, not the
     /// possibly later instant the host's timer fired), so the next item starts on time.
     public mutating func finishItem(at deadline: MonotonicInstant) -> ItemEndOutcome {
