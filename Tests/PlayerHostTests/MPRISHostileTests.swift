@@ -127,6 +127,19 @@ import Testing
         #expect(props(m, 1).positionMicroseconds(at: at(1)) == Self.maxUs)
     }
 
+    // MARK: - Found by the D-Bus fuzz: OpenUri's string goes to a plugin and the log
+
+    @Test func openUriIsBoundedBeforeItReachesAPluginOrTheLog() {
+        func open(_ uri: String) -> MPRISRequest {
+            MPRISRequest.call("OpenUri", interface: .player, arguments: [.string(uri)], properties: MPRISProperties(), now: .zero)
+        }
+        let edge = "file:///" + String(repeating: "a", count: MPRISRequest.maxURIBytes - 8)
+        #expect(open(edge) == .open(edge))
+        guard case .fail(let e) = open(edge + "a") else { Issue.record("a longer URI is refused"); return }
+        #expect(e.name == "org.freedesktop.DBus.Error.LimitsExceeded")
+        #expect(e.message.contains("8192"))
+    }
+
     // MARK: - Item 13: artUrl is only ever the resolved cache file
 
     @Test func unresolvedOrFailedArtworkSourcesAreNeverExported() {

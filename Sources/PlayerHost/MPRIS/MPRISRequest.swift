@@ -15,6 +15,10 @@ public enum MPRISRequest: Sendable, Hashable {
     /// A D-Bus error reply.
     case fail(DBusError)
 
+    /// The longest URI `OpenUri` accepts, in bytes (longer: `LimitsExceeded`). Well past any
+    /// real media URL; it keeps a peer from sending megabytes to a plugin and the log.
+    public static let maxURIBytes = 8192
+
     /// A method of `org.mpris.MediaPlayer2.Player` (or the root interface's Raise/Quit, which
     /// do nothing: CanRaise and CanQuit are false, and Quit must not stop the host).
     public static func call(_ member: String, interface: MPRISInterface, arguments: [DBusValue],
@@ -49,6 +53,11 @@ public enum MPRISRequest: Sendable, Hashable {
             return .send(.changePlaybackPosition, payload: ["position": .double(min(seconds, p.upperBound))])
         case "OpenUri":
             guard let uri = arguments.first?.stringValue else { return .fail(.invalidArgs("OpenUri takes (s Uri)")) }
+            // A bus peer's string goes to a plugin and into the log: bounded before either.
+            guard uri.utf8.count <= maxURIBytes else {
+                return .fail(DBusError("org.freedesktop.DBus.Error.LimitsExceeded",
+                                       "OpenUri: the URI is \(uri.utf8.count) bytes, over the \(maxURIBytes)-byte limit"))
+            }
             return .open(uri)
         default:
             return .fail(DBusError("org.freedesktop.DBus.Error.UnknownMethod", "no method \(member)"))
