@@ -1,5 +1,6 @@
 import CSDBus
 import Glibc
+@testable import PlayerHost
 
 /// A value read back from a D-Bus message, whatever its type (tests only look at a few).
 indirect enum DBusAny: Equatable {
@@ -40,6 +41,8 @@ final class DBusTestPeer {
         var returned = 0
         /// Error replies by name (a timeout or a NoReply means the daemon did not answer).
         var errors: [String: Int] = [:]
+        /// What the calls that got no answer were.
+        var unansweredCalls: [String] = []
     }
 
     private(set) var bus: OpaquePointer?
@@ -60,6 +63,9 @@ final class DBusTestPeer {
     }
 
     deinit { close() }
+
+    /// Whether the bus still has us (a peer whose message breaks the bus's limits is dropped).
+    var isOpen: Bool { bus.map { sd_bus_is_open($0) > 0 } ?? false }
 
     /// Closes the connection (the peer's names go with it).
     func close() {
@@ -84,26 +90,42 @@ final class DBusTestPeer {
         return m
     }
 
-    /// Calls and waits for the reply: its values, or the error name and message.
+    /// How the peer waits for its socket: (descriptor, POLLIN/POLLOUT wanted, at most seconds).
+    /// Nil: `sd_bus_wait`. A test with a daemon sets one that runs the harness's loop meanwhile,
+    /// so the daemon's stderr is read: a daemon blocked on a full stderr pipe answers nothing.
+    var waiter: ((Int32, Int32, Double) -> Void)?
+
+    /// Calls and waits (`timeout` µs) for the reply: its values, or the error name and message.
     func call(_ destination: String?, _ path: String, _ interface: String?, _ member: String,
               timeout: UInt64 = 10_000_000, _ append: (OpaquePointer) -> Int32 = { _ in 0 }) throws -> Result<[DBusAny], Failure> {
         let m = try methodCall(destination, path, interface, member)
         defer { sd_bus_message_unref(m) }
         let a = append(m)
         guard a >= 0 else { throw Self.failure(a, "appending to \(member)") }
-        var error = sd_bus_error()
-        var reply: OpaquePointer?
-        let r = sd_bus_call(bus, m, timeout, &error, &reply)
-        defer {
-            sd_bus_error_free(&error)
-            if let reply { sd_bus_message_unref(reply) }
+        final class Answer { var result: Result<[DBusAny], Failure>? }
+        let answer = Answer()
+        let box = Unmanaged.passRetained(answer).toOpaque()
+        let r = sd_bus_call_async(bus, nil, m, { reply, ctx, _ in
+            guard let ctx else { return 0 }
+            let answer = Unmanaged<Answer>.fromOpaque(ctx).takeRetainedValue()
+            guard let reply else { answer.result = .failure(Failure(description: "no reply")); return 0 }
+            if sd_bus_message_is_method_error(reply, nil) != 0, let e = sd_bus_message_get_error(reply)?.pointee {
+                let name = e.name.map { String(cString: $0) } ?? "?"
+                answer.result = .failure(Failure(description: "\(name): \(e.message.map { String(cString: $0) } ?? "")"))
+            } else {
+                answer.result = .success(DBusTestPeer.readAll(reply))
+            }
+            return 0
+        }, box, timeout)
+        guard r >= 0 else {
+            Unmanaged<Answer>.fromOpaque(box).release()
+            return .failure(Self.failure(r, "calling \(member)"))
         }
-        guard r >= 0, let reply else {
-            let name = error.name.map { String(cString: $0) } ?? "errno \(-r)"
-            let message = error.message.map { String(cString: $0) } ?? ""
-            return .failure(Failure(description: "\(name): \(message)"))
+        let deadline = Self.now() + Double(timeout) / 1e6 + 1
+        while answer.result == nil, Self.now() < deadline {
+            guard step(until: deadline) else { break }
         }
-        return .success(Self.readAll(reply))
+        return answer.result ?? .failure(Failure(description: "no reply to \(member) (connection \(isOpen ? "open" : "closed"))"))
     }
 
     /// `org.freedesktop.DBus.Properties.Get`, unwrapped.
@@ -143,26 +165,39 @@ final class DBusTestPeer {
     /// Sends `m` (and unrefs it). With `expectReply`, the reply goes to the tally; without, the
     /// call is sent with NO_REPLY_EXPECTED and nothing comes back.
     @discardableResult
-    func send(_ m: OpaquePointer, expectReply: Bool, timeout: UInt64 = 15_000_000) -> Bool {
+    func send(_ m: OpaquePointer, expectReply: Bool, what: String = "", timeout: UInt64 = 15_000_000) -> Bool {
         defer { sd_bus_message_unref(m) }
         guard expectReply else {
             _ = sd_bus_message_set_expect_reply(m, 0)
             return sd_bus_send(bus, m, nil) >= 0
         }
+        let call = Unmanaged.passRetained(PendingCall(tally: tally, what: what)).toOpaque()
         let r = sd_bus_call_async(bus, nil, m, { reply, ctx, _ in
             guard let ctx else { return 0 }
-            let tally = Unmanaged<Tally>.fromOpaque(ctx).takeUnretainedValue()
+            let call = Unmanaged<PendingCall>.fromOpaque(ctx).takeRetainedValue()
+            let tally = call.tally
             tally.pending -= 1
             if let reply, sd_bus_message_is_method_error(reply, nil) != 0 {
                 let name = sd_bus_message_get_error(reply)?.pointee.name.map { String(cString: $0) } ?? "?"
                 tally.errors[name, default: 0] += 1
+                if name.hasSuffix(".NoReply") || name.hasSuffix(".Timeout") { tally.unansweredCalls.append(call.what) }
             } else {
                 tally.returned += 1
             }
             return 0
-        }, Unmanaged.passUnretained(tally).toOpaque(), timeout)
-        if r >= 0 { tally.pending += 1 }
+        }, call, timeout)
+        if r >= 0 { tally.pending += 1 } else { Unmanaged<PendingCall>.fromOpaque(call).release() }
         return r >= 0
+    }
+
+    /// One pipelined call, for its reply callback.
+    final class PendingCall {
+        let tally: Tally
+        let what: String
+        init(tally: Tally, what: String) {
+            self.tally = tally
+            self.what = what
+        }
     }
 
     /// Sends a signal built by the caller (`m` from `sd_bus_message_new_signal`), unrefs it.
@@ -175,11 +210,23 @@ final class DBusTestPeer {
     /// monotonic second) passes. Returns whether all were answered.
     func drain(until deadline: Double) -> Bool {
         while tally.pending > 0 {
-            let r = sd_bus_process(bus, nil)
-            if r < 0 { return false }
-            if r > 0 { continue }
-            let left = deadline - Self.now()
-            if left <= 0 { return false }
+            guard step(until: deadline) else { return false }
+        }
+        return true
+    }
+
+    /// Processes what is there, else waits for the socket (at most until `deadline`). False when
+    /// the connection failed or the deadline passed.
+    private func step(until deadline: Double) -> Bool {
+        guard let bus else { return false }
+        let r = sd_bus_process(bus, nil)
+        if r < 0 { return false }
+        if r > 0 { return true }
+        let left = deadline - Self.now()
+        if left <= 0 { return false }
+        if let waiter {
+            waiter(sd_bus_get_fd(bus), sd_bus_get_events(bus), min(left, 0.5))
+        } else {
             _ = sd_bus_wait(bus, UInt64(min(left, 0.5) * 1_000_000))
         }
         return true
@@ -248,4 +295,42 @@ func appendString(_ m: OpaquePointer, _ type: Character, _ s: String) -> Int32 {
 func appendInt64(_ m: OpaquePointer, _ v: Int64) -> Int32 {
     var v = v
     return sd_bus_message_append_basic(m, CChar(UInt8(ascii: "x")), &v)
+}
+
+/// Waits for a `DBusTestPeer`'s socket on a daemon harness's loop, so the daemon's stderr keeps
+/// being read while the peer waits (the harness reads it only while its loop runs). Close it
+/// before the harness: its poll is a handle of that loop.
+final class HarnessLoopWaiter {
+    let harness: DaemonHarness
+    private var poll: FDPoll?
+    private var fd: Int32 = -1
+    private var ready = false
+
+    init(_ harness: DaemonHarness) { self.harness = harness }
+
+    /// Makes `peer` wait through this.
+    func attach(_ peer: DBusTestPeer) {
+        peer.waiter = { [weak self] fd, events, seconds in self?.wait(fd, events, seconds) }
+    }
+
+    private func wait(_ fd: Int32, _ events: Int32, _ seconds: Double) {
+        if poll == nil || fd != self.fd {
+            poll?.close()
+            poll = try? FDPoll(loop: harness.loop, fileDescriptor: fd)
+            self.fd = fd
+        }
+        guard let poll else { return }
+        var wanted: FDPoll.Events = []
+        if events & Int32(POLLIN) != 0 { wanted.insert(.readable) }
+        if events & Int32(POLLOUT) != 0 { wanted.insert(.writable) }
+        ready = false
+        try? poll.start(wanted) { [weak self] _ in self?.ready = true }
+        harness.runUntil(seconds) { self.ready }
+        poll.stop()
+    }
+
+    func close() {
+        poll?.close()
+        poll = nil
+    }
 }

@@ -83,6 +83,9 @@ import Testing
         defer { f.close() }
         let impostor = try DBusTestPeer(address: f.address)
         defer { impostor.close() }
+        let waiter = HarnessLoopWaiter(f.harness)
+        defer { waiter.close() }
+        waiter.attach(impostor)
         #expect(try impostor.requestName(MPRISBridge.busName) == 1, "the impostor owns the name")
 
         #expect(try f.harness.start([], environment: f.environment))
@@ -113,6 +116,7 @@ import Testing
         }
         #expect(try c.call("host.stats")["mpris"]?["status"] == "queued", "a forged NameAcquired is ignored")
 
+        waiter.close()
         impostor.close()
         #expect(f.harness.waitForStderr("MPRIS: \(MPRISBridge.busName) on"), "\(f.harness.stderrText)")
         #expect(try c.call("host.stats")["mpris"]?["status"] == "active")
