@@ -2,35 +2,6 @@ import CSDBus
 import Glibc
 @testable import PlayerHost
 
-/// A value read back from a D-Bus message, whatever its type (tests only look at a few).
-indirect enum DBusAny: Equatable {
-    case int(Int64)
-    case uint(UInt64)
-    case double(Double)
-    case bool(Bool)
-    case string(String)
-    case array([DBusAny])
-    case entry(DBusAny, DBusAny)
-    case structure([DBusAny])
-    case variant(DBusAny)
-
-    /// Through variants.
-    var unwrapped: DBusAny {
-        if case .variant(let v) = self { return v.unwrapped }
-        return self
-    }
-
-    var int64: Int64? { if case .int(let i) = unwrapped { return i } else { return nil } }
-    var string: String? { if case .string(let s) = unwrapped { return s } else { return nil } }
-
-    /// The value under `key` of an `a{sv}` / `a{s…}`.
-    subscript(key: String) -> DBusAny? {
-        guard case .array(let entries) = unwrapped else { return nil }
-        for case .entry(.string(key), let v) in entries { return v.unwrapped }
-        return nil
-    }
-}
-
 /// A bus peer for tests, on sd-bus directly (the daemon's own `DBusConnection` is a server and
 /// runs on the loop; this one is a plain blocking client): synchronous calls for the few steps a
 /// test takes, and pipelined asynchronous calls with a reply tally for the fuzz's throughput.
@@ -295,42 +266,4 @@ func appendString(_ m: OpaquePointer, _ type: Character, _ s: String) -> Int32 {
 func appendInt64(_ m: OpaquePointer, _ v: Int64) -> Int32 {
     var v = v
     return sd_bus_message_append_basic(m, CChar(UInt8(ascii: "x")), &v)
-}
-
-/// Waits for a `DBusTestPeer`'s socket on a daemon harness's loop, so the daemon's stderr keeps
-/// being read while the peer waits (the harness reads it only while its loop runs). Close it
-/// before the harness: its poll is a handle of that loop.
-final class HarnessLoopWaiter {
-    let harness: DaemonHarness
-    private var poll: FDPoll?
-    private var fd: Int32 = -1
-    private var ready = false
-
-    init(_ harness: DaemonHarness) { self.harness = harness }
-
-    /// Makes `peer` wait through this.
-    func attach(_ peer: DBusTestPeer) {
-        peer.waiter = { [weak self] fd, events, seconds in self?.wait(fd, events, seconds) }
-    }
-
-    private func wait(_ fd: Int32, _ events: Int32, _ seconds: Double) {
-        if poll == nil || fd != self.fd {
-            poll?.close()
-            poll = try? FDPoll(loop: harness.loop, fileDescriptor: fd)
-            self.fd = fd
-        }
-        guard let poll else { return }
-        var wanted: FDPoll.Events = []
-        if events & Int32(POLLIN) != 0 { wanted.insert(.readable) }
-        if events & Int32(POLLOUT) != 0 { wanted.insert(.writable) }
-        ready = false
-        try? poll.start(wanted) { [weak self] _ in self?.ready = true }
-        harness.runUntil(seconds) { self.ready }
-        poll.stop()
-    }
-
-    func close() {
-        poll?.close()
-        poll = nil
-    }
 }
