@@ -108,7 +108,7 @@ public struct InfoSnapshot: Sendable {
         case "playbackState": return .string(playbackState)
         case "session", "playerName", "playerInstance": return .string(session)
         case "position", "elapsed": return .double(position(at: now))
-        case "mpris:length": return duration.map { .int(Int64(($0 * 1e6).rounded())) }
+        case "mpris:length": return duration.map { .int(Microseconds.from(seconds: $0)) }
         case "mpris:trackid":
             return .string("/org/playerhost/\(session)/\(info["queueIndex"]?.intValue ?? 0)")
         case "mpris:artUrl": return info["artwork"]?["sources"]?.arrayValue?.first

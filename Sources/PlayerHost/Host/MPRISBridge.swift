@@ -201,8 +201,11 @@ public final class MPRISBridge: DBusObjectHandler {
         guard !isClosed, let address else { return }
         let c = DBusConnection(loop: loop, address: address)
         c.onDisconnect = { [weak self] reason in self?.lost(reason) }
-        c.onNameAcquired = { [weak self] name, owned in
+        c.onNameOwnership = { [weak self] name, owned in
             guard let self else { return }
+            // Each report, not only RequestName's reply: after an impostor releases the name the
+            // bus hands it to us with NameAcquired alone.
+            guard self.status != (owned ? .active : .queued) else { return }
             self.status = owned ? .active : .queued
             self.backoff = 100
             self.outageLogged = false

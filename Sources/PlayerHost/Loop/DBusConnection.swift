@@ -18,8 +18,10 @@ public final class DBusConnection {
     public var maxMessagesPerTurn = 64
     /// Called once when the bus goes away (the connection is closed by then).
     public var onDisconnect: ((String) -> Void)?
-    /// Called with true when a requested name is ours (or queued: false until it is).
-    public var onNameAcquired: ((String, Bool) -> Void)?
+    /// Called with true when the requested name becomes ours, false while we are queued behind
+    /// another owner: from RequestName's reply, then from every NameAcquired / NameLost the bus
+    /// sends about it (an owner that releases the name hands it to us without another reply).
+    public var onNameOwnership: ((String, Bool) -> Void)?
     /// Messages dispatched since start (for tests and stats).
     public private(set) var messagesProcessed = 0
 
@@ -117,13 +119,29 @@ public final class DBusConnection {
     public func requestName(_ name: String) throws(DBusError) {
         guard let bus else { throw DBusError("org.freedesktop.DBus.Error.Failed", "not connected") }
         pendingName = name
+        // The bus driver's unicast NameAcquired / NameLost, matched before the request goes out
+        // so none is missed. The sender is checked here too: sd-bus cannot match a well-known
+        // sender locally and lets it through, and any peer can unicast a forged NameAcquired
+        // (the bus stamps the real sender, so "org.freedesktop.DBus" is the driver's alone).
+        for member in ["NameAcquired", "NameLost"] {
+            let m = sd_bus_match_signal_async(bus, nil, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                              member, { m, ctx, _ in
+                guard let me = DBusConnection.from(ctx), let m, let wanted = me.pendingName,
+                      let sender = sd_bus_message_get_sender(m), strcmp(sender, "org.freedesktop.DBus") == 0 else { return 0 }
+                var p: UnsafePointer<CChar>?
+                guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: "s")), &p) > 0, let p, String(cString: p) == wanted else { return 0 }
+                me.onNameOwnership?(wanted, sd_bus_message_is_signal(m, nil, "NameAcquired") > 0)
+                return 0
+            }, nil, Unmanaged.passUnretained(self).toOpaque())
+            guard m >= 0 else { throw Self.error(m, "watching \(member)") }
+        }
         let r = sd_bus_request_name_async(bus, nil, name, UInt64(SD_BUS_NAME_QUEUE), { m, ctx, _ in
             guard let me = DBusConnection.from(ctx), let name = me.pendingName else { return 0 }
             var answer: UInt32 = 0
             let ok = m != nil && sd_bus_message_is_method_error(m, nil) == 0
                 && sd_bus_message_read_basic(m, CChar(UInt8(ascii: "u")), &answer) >= 0
             // 1 primary owner, 4 already the owner; 2 queued.
-            me.onNameAcquired?(name, ok && (answer == 1 || answer == 4))
+            me.onNameOwnership?(name, ok && (answer == 1 || answer == 4))
             return 0
         }, Unmanaged.passUnretained(self).toOpaque())
         guard r >= 0 else { throw Self.error(r, "requesting \(name)") }

@@ -1,3 +1,4 @@
+import PlayerHostBase
 import PlayerHostLoop
 import PlayerHostModel
 
@@ -10,15 +11,19 @@ import PlayerHostModel
 /// | `mpris:trackid` (o) | `/org/playerhost/track/s<session>_<item>`: changes with the item and the session |
 /// | `xesam:title`, `xesam:album` (s) | `title`, `albumTitle` |
 /// | `xesam:artist`, `xesam:albumArtist`, `xesam:genre`, `xesam:composer` (as) | `artist`, `albumArtist`, `genre`, `composer` |
-/// | `mpris:length` (x, µs) | `duration` (absent for live streams) |
-/// | `mpris:artUrl` (s) | the resolved cover in the artwork cache (`artwork.image.url`); before or without resolution, the first local file source |
+/// | `mpris:length` (x, µs) | `duration` (absent for live streams, and for a length beyond `Microseconds.maxSeconds`) |
+/// | `mpris:artUrl` (s) | the resolved cover in the artwork cache (`artwork.image.url`) only; absent before or without resolution |
 /// | `xesam:url` (s) | `assetURL` |
 /// | `PlaybackStatus` | playing → Playing; paused, interrupted → Paused; stopped → Stopped |
 /// | `Rate` | the rate while playing, else `defaultRate` (never 0: paused shows in the status) |
 /// | `LoopStatus`, `Shuffle` | `changeRepeatMode.currentRepeatType`, `changeShuffleMode.currentShuffleType` |
 /// | `Minimum/MaximumRate` | `changePlaybackRate.supportedPlaybackRates` (and the current rate) |
 /// | `CanPlay`, `CanPause`, `CanGoNext`, `CanGoPrevious`, `CanSeek` | command availability |
-/// | `Position` (x, µs) | `elapsed + rate × (now − timestamp)`, computed on each read, never signalled |
+/// | `Position` (x, µs) | `elapsed + rate × (now − timestamp)` within [0, length or `Microseconds.maxSeconds`], computed on each read, never signalled |
+///
+/// Every seconds → µs conversion goes through `Microseconds.from(seconds:)` (saturating): the
+/// values come from peers (a socket client's item, an imported player), and a multiplication
+/// that overflows `Int64` traps.
 public struct MPRISProperties: Sendable, Hashable {
     /// The trackid when nothing is Now Playing (the spec's "no track" path).
     public static let noTrack = "/org/mpris/MediaPlayer2/TrackList/NoTrack"
@@ -40,7 +45,8 @@ public struct MPRISProperties: Sendable, Hashable {
     public var elapsed: Double = 0
     public var advance: Double = 0
     public var timestamp: MonotonicInstant = .zero
-    /// Seconds, when known.
+    /// Seconds, when known and within `Microseconds.maxSeconds` (a longer one is treated as
+    /// unknown: no `mpris:length`, the position bounded by `maxSeconds`).
     public var duration: Double?
     public var session: SessionID?
 
@@ -62,7 +68,7 @@ public struct MPRISProperties: Sendable, Hashable {
         let info = np.info
         session = np.session
         let live = info.isLiveStream
-        duration = live ? nil : info.duration
+        duration = live ? nil : info.duration.flatMap { $0 >= 0 && Microseconds.isInBounds($0) ? $0 : nil }
         trackID = "/org/playerhost/track/s\(Self.hex(np.session))_\(Self.hex(np.itemKey))"
 
         var m: [String: DBusValue] = ["mpris:trackid": .objectPath(trackID)]
@@ -71,9 +77,11 @@ public struct MPRISProperties: Sendable, Hashable {
         let lists: [(InfoKey, String)] = [(.artist, "xesam:artist"), (.albumArtist, "xesam:albumArtist"),
                                           (.genre, "xesam:genre"), (.composer, "xesam:composer")]
         for (key, name) in lists { if let v = info.text(key) { m[name] = .strings([v]) } }
-        if let d = duration { m["mpris:length"] = .int64(Self.microseconds(d)) }
+        if let d = duration { m["mpris:length"] = .int64(Microseconds.from(seconds: d)) }
         if let u = info.text(.assetURL) { m["xesam:url"] = .string(u) }
-        if case .artwork(let a)? = info[.artwork], let url = a.image?.url ?? Self.artURL(a.sources) { m["mpris:artUrl"] = .string(url) }
+        // Only what the artwork helper resolved (a file in the cache): a raw source may be a
+        // file that failed (`/etc/shadow`, `/dev/zero`, a FIFO) and goes to every desktop shell.
+        if case .artwork(let a)? = info[.artwork], let url = a.image?.url { m["mpris:artUrl"] = .string(url) }
         metadata = m
 
         switch np.playbackState {
@@ -123,16 +131,21 @@ public struct MPRISProperties: Sendable, Hashable {
         return mine.keys.filter { mine[$0] != theirs[$0] }.sorted()
     }
 
-    /// Content seconds at `now`, clamped to [0, duration].
+    /// The largest position of the item: its length, else (a live stream, an item without
+    /// one) `Microseconds.maxSeconds`.
+    public var upperBound: Double { duration ?? Microseconds.maxSeconds }
+
+    /// Content seconds at `now`, clamped to [0, `upperBound`] (NaN, from a peer's odd rate or
+    /// elapsed, is 0).
     public func position(at now: MonotonicInstant) -> Double {
-        var p = max(0, elapsed + advance * max(0, now.seconds(since: timestamp)))
-        if let d = duration { p = min(p, d) }
-        return p
+        let p = elapsed + advance * max(0, now.seconds(since: timestamp))
+        guard !p.isNaN else { return 0 }
+        return min(max(0, p), upperBound)
     }
 
     /// `Position` in µs at `now`.
     public func positionMicroseconds(at now: MonotonicInstant) -> Int64 {
-        Self.microseconds(position(at: now))
+        Microseconds.from(seconds: position(at: now))
     }
 
     /// How far a position may stray from what the previous value predicts before it counts as
@@ -146,15 +159,10 @@ public struct MPRISProperties: Sendable, Hashable {
         guard session != nil else { return nil }
         let now = position(at: timestamp)
         if trackID != old.trackID {
-            return now > Self.seekTolerance ? Self.microseconds(now) : nil
+            return now > Self.seekTolerance ? Microseconds.from(seconds: now) : nil
         }
         let predicted = old.position(at: timestamp)
-        return abs(now - predicted) > Self.seekTolerance ? Self.microseconds(now) : nil
-    }
-
-    static func microseconds(_ seconds: Double) -> Int64 {
-        guard seconds.isFinite else { return 0 }
-        return Int64((seconds * 1_000_000).rounded())
+        return abs(now - predicted) > Self.seekTolerance ? Microseconds.from(seconds: now) : nil
     }
 
     /// An object-path-safe hash (FNV-1a, 64 bits, hex): stable across runs.
@@ -166,16 +174,5 @@ public struct MPRISProperties: Sendable, Hashable {
         }
         let digits = String(h, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
-    }
-
-    /// The first local artwork source, shown while the resolver has not published an image (or
-    /// is off). Remote URLs wait for the resolved file: shells would otherwise show the remote
-    /// one and then the cached copy, the flicker the resolver exists to prevent.
-    static func artURL(_ sources: [String]) -> String? {
-        for s in sources {
-            if s.hasPrefix("file://") { return s }
-            if s.hasPrefix("/") { return "file://" + s }
-        }
-        return nil
     }
 }

@@ -15,6 +15,10 @@ public enum MPRISRequest: Sendable, Hashable {
     /// A D-Bus error reply.
     case fail(DBusError)
 
+    /// The longest URI `OpenUri` accepts, in bytes (longer: `LimitsExceeded`). Well past any
+    /// real media URL; it keeps a peer from sending megabytes to a plugin and the log.
+    public static let maxURIBytes = 8192
+
     /// A method of `org.mpris.MediaPlayer2.Player` (or the root interface's Raise/Quit, which
     /// do nothing: CanRaise and CanQuit are false, and Quit must not stop the host).
     public static func call(_ member: String, interface: MPRISInterface, arguments: [DBusValue],
@@ -30,21 +34,30 @@ public enum MPRISRequest: Sendable, Hashable {
         case "Seek":
             guard let offset = arguments.first?.int64Value else { return .fail(.invalidArgs("Seek takes (x Offset)")) }
             guard p.session != nil else { return .ignore }
-            let target = p.position(at: now) + Double(offset) / 1_000_000
-            // The spec: past the end behaves like Next; before the start, seek to 0.
+            // Any Int64 offset is a peer's: in seconds (`Microseconds.seconds`, exact and
+            // trap-free) it is at most ±9.3·10¹² s, so the sum is a plain finite Double.
+            let target = p.position(at: now) + Microseconds.seconds(offset)
+            // The spec: past the end behaves like Next; before the start, seek to 0. Without a
+            // length (a live stream), the target saturates at `Microseconds.maxSeconds`.
             if let d = p.duration, target > d { return .send(.nextTrack, payload: [:]) }
-            return .send(.changePlaybackPosition, payload: ["position": .double(max(0, target))])
+            return .send(.changePlaybackPosition, payload: ["position": .double(min(max(0, target), p.upperBound))])
         case "SetPosition":
             guard arguments.count == 2, case .objectPath(let track) = arguments[0], let us = arguments[1].int64Value else {
                 return .fail(.invalidArgs("SetPosition takes (o TrackId, x Position)"))
             }
             // A stale trackid or a position outside [0, length] is ignored, per the spec.
             guard p.session != nil, track == p.trackID, us >= 0 else { return .ignore }
-            let seconds = Double(us) / 1_000_000
+            let seconds = Microseconds.seconds(us)
             if let d = p.duration, seconds > d { return .ignore }
-            return .send(.changePlaybackPosition, payload: ["position": .double(seconds)])
+            // Without a length there is no "outside": the position saturates at maxSeconds.
+            return .send(.changePlaybackPosition, payload: ["position": .double(min(seconds, p.upperBound))])
         case "OpenUri":
             guard let uri = arguments.first?.stringValue else { return .fail(.invalidArgs("OpenUri takes (s Uri)")) }
+            // A bus peer's string goes to a plugin and into the log: bounded before either.
+            guard uri.utf8.count <= maxURIBytes else {
+                return .fail(DBusError("org.freedesktop.DBus.Error.LimitsExceeded",
+                                       "OpenUri: the URI is \(uri.utf8.count) bytes, over the \(maxURIBytes)-byte limit"))
+            }
             return .open(uri)
         default:
             return .fail(DBusError("org.freedesktop.DBus.Error.UnknownMethod", "no method \(member)"))

@@ -114,14 +114,16 @@ public struct CommandEvent: Sendable, Hashable {
         case .skipForward, .skipBackward:
             if let given = p["interval"], !given.isNull {
                 guard let d = given.doubleValue, d.isFinite, d > 0 else { throw bad("interval must be a number > 0") }
-                p["interval"] = .double(d)
+                p["interval"] = .double(try TimeBound.check(d, "interval"))
             } else {
                 p["interval"] = .double(c.preferredIntervals.first ?? 15)
             }
         case .seekForward, .seekBackward:
             try requiredEnum("type", ["begin", "end"])
         case .changePlaybackPosition:
-            guard try requiredNumber("position") >= 0 else { throw bad("position must be >= 0") }
+            let position = try requiredNumber("position")
+            guard position >= 0 else { throw bad("position must be >= 0") }
+            try TimeBound.check(position, "position")
         case .changePlaybackRate:
             let r = try requiredNumber("rate")
             guard c.supportedPlaybackRates.contains(r) else {

@@ -74,6 +74,7 @@ public struct TimeRange: Sendable, Hashable {
         default: throw bad
         }
         guard s.isFinite, e.isFinite, s >= 0, e > s else { throw bad }
+        try TimeBound.check(e, "adTimeRanges")
         start = s
         end = e
     }

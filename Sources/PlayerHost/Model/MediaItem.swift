@@ -50,7 +50,7 @@ public struct MediaItem: Sendable, Hashable {
             guard let v = d.doubleValue, v.isFinite, v >= 0 else {
                 throw ModelError.invalid("item duration must be a non-negative number of seconds")
             }
-            duration = v
+            duration = try TimeBound.check(v, "duration")
         }
         if let i = o["info"], !i.isNull {
             info = try NowPlayingInfo(json: i)

@@ -50,7 +50,7 @@ public enum InfoValue: Sendable, Hashable {
             self = .integer(i)
         case .duration, .elapsed, .creditsStartTime:
             guard let d = json.doubleValue, d.isFinite, d >= 0 else { throw bad("a non-negative number") }
-            self = .number(d)
+            self = .number(try TimeBound.check(d, key.rawValue))
         case .rate, .defaultRate:
             guard let d = json.doubleValue, d.isFinite else { throw bad("a number") }
             self = .number(d)

@@ -57,7 +57,8 @@ extension NowPlayingModel {
 
     /// `player.seek` to `position` seconds of media time (clamped to the item); rate kept.
     public mutating func seek(session: SessionID, player: Int = 0, to position: Double, now: MonotonicInstant) throws -> ModelResult<Player> {
-        try withPlayer(session, player, now: now) { tl, t, _ in try tl.seek(to: position, at: t) }
+        if position.isFinite { try TimeBound.check(position, "position") }
+        return try withPlayer(session, player, now: now) { tl, t, _ in try tl.seek(to: position, at: t) }
     }
 
     /// `player.setRate`: 0 pauses, > 0 plays at that rate.

@@ -34,6 +34,9 @@ public struct PlayerSync: Sendable, Hashable {
                 throw ModelError.invalid("\(name) must be a finite number >= 0", ["field": .string(name)])
             }
         }
+        for (name, value) in [("elapsed", elapsed), ("duration", duration)] {
+            if let v = value { try TimeBound.check(v, name) }
+        }
         if let index, index < 0 { throw ModelError.invalid("index must be >= 0", ["field": "index"]) }
     }
 }

@@ -1,3 +1,5 @@
+import PlayerHostBase
+
 /// A player's status (≈ AVPlayer.Status, plus idle for an empty queue).
 public enum PlayerStatus: String, Sendable, Hashable, CaseIterable {
     case idle, loading, ready, failed
@@ -305,10 +307,10 @@ public struct PlayerTimeline: Sendable, Hashable {
         anchorTime = now
     }
 
+    /// Within the item: [0, duration], or [0, `Microseconds.maxSeconds`] without one (a skip
+    /// from near the bound saturates there rather than leaving the documented range).
     private func clamp(_ t: Double) -> Double {
-        let lower = max(0, t)
-        if let d = duration { return min(lower, d) }
-        return lower
+        min(max(0, t), duration ?? Microseconds.maxSeconds)
     }
 
     private func requirePlayable() throws {

@@ -100,7 +100,8 @@ public struct CommandConfiguration: Sendable, Hashable {
                     guard let d = $0.doubleValue, d.isFinite, !positive || d > 0 else {
                         throw ModelError.invalid("\(key) must contain numbers > 0")
                     }
-                    return d
+                    // Intervals are times a skip adds to the position (rates share the bound: 10⁹× is no rate).
+                    return try TimeBound.check(d, key)
                 }
             }
             func number() throws -> Double {
