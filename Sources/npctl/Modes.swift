@@ -30,8 +30,8 @@ struct ModeSwitch {
     }
 
     /// Sets `mode` through the command center; a disabled command is an error (exit 1).
-    func set(_ mode: String, _ remote: Remote, _ target: SessionOption) throws {
-        try remote.sendReporting(command, session: target.session, [payloadKey: .string(mode)])
+    func set(_ mode: String, _ remote: Remote, _ session: String) throws {
+        try remote.sendReporting(command, session: session, [payloadKey: .string(mode)])
     }
 
     func print(_ c: (session: String, mode: String, source: String), json: Bool) {
@@ -47,14 +47,14 @@ struct ModeSwitch {
 struct Loop: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "loop",
-        abstract: "Print or set the repeat mode: off, one, all (playerctl's None, Track, Playlist work too).",
+        abstract: "Print or set the loop status: None, Track, Playlist (as playerctl; off, one, all work too).",
         discussion: """
             Setting goes through command changeRepeatMode; a session that has it disabled refuses.
 
             Examples:
               npctl loop
-              npctl loop one
-              npctl loop Playlist -s mpv
+              npctl loop Track
+              npctl loop one -p mpv
             """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
@@ -65,16 +65,31 @@ struct Loop: ParsableCommand {
         case "off", "none": return "off"
         case "one", "track": return "one"
         case "all", "playlist": return "all"
-        default: throw Failure("loop: '\(s)' is not off, one or all", code: 2)
+        default:
+            PlayerctlFailure.command("Got unknown loop status: '\(s)' (expected 'none', 'playlist', or 'track').").report()
         }
     }
 
     func run() throws {
         try reporting {
+            if global.json, mode == nil {
+                return ModeSwitch.loop.print(try ModeSwitch.loop.current(Remote(global), target), json: true)
+            }
+            if mode != nil, playerctlOptions.format != nil {
+                PlayerctlFailure.command("format strings are not supported on command functions.").report()
+            }
             let wanted = try mode.map(Self.normalize)
-            let remote = try Remote(global)
-            if let wanted { return try ModeSwitch.loop.set(wanted, remote, target) }
-            ModeSwitch.loop.print(try ModeSwitch.loop.current(remote, target), json: global.json)
+            let template = try playerctlOptions.format.map(parseTemplate)
+            try PlayerctlRunner.run(global, target, verb: "loop", supportsFormat: true) { player in
+                let view = try player.view(commands: true)
+                if let wanted {
+                    guard let id = view.session else { return .skipped }
+                    try ModeSwitch.loop.set(wanted, player.remote, id)
+                    return .handled(nil)
+                }
+                if let template { return .handled(try template.expand(player.context(metadata: false)) + "\n") }
+                return .handled(view.loop + "\n")
+            }
         }
     }
 }
@@ -83,14 +98,14 @@ struct Loop: ParsableCommand {
 struct Shuffle: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shuffle",
-        abstract: "Print or set the shuffle mode: off, items, collections, or toggle (on = items).",
+        abstract: "Print On or Off (as playerctl), or set the shuffle mode: on, off, toggle, items, collections.",
         discussion: """
             Setting goes through command changeShuffleMode; a session that has it disabled refuses.
 
             Examples:
               npctl shuffle
               npctl shuffle toggle
-              npctl shuffle off -s mpv
+              npctl shuffle Off -p mpv
             """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
@@ -102,17 +117,32 @@ struct Shuffle: ParsableCommand {
         case "items", "on": return "items"
         case "collections": return "collections"
         case "toggle": return "toggle"
-        default: throw Failure("shuffle: '\(s)' is not off, items, collections or toggle", code: 2)
+        default:
+            PlayerctlFailure.command("Got unknown shuffle status: '\(s)' (expected 'on', 'off', or 'toggle').").report()
         }
     }
 
     func run() throws {
         try reporting {
-            var wanted = try mode.map(Self.normalize)
-            let remote = try Remote(global)
-            if wanted == "toggle" { wanted = try ModeSwitch.shuffle.current(remote, target).mode == "off" ? "items" : "off" }
-            if let wanted { return try ModeSwitch.shuffle.set(wanted, remote, target) }
-            ModeSwitch.shuffle.print(try ModeSwitch.shuffle.current(remote, target), json: global.json)
+            if global.json, mode == nil {
+                return ModeSwitch.shuffle.print(try ModeSwitch.shuffle.current(Remote(global), target), json: true)
+            }
+            if mode != nil, playerctlOptions.format != nil {
+                PlayerctlFailure.command("format strings are not supported on command functions.").report()
+            }
+            let wanted = try mode.map(Self.normalize)
+            let template = try playerctlOptions.format.map(parseTemplate)
+            try PlayerctlRunner.run(global, target, verb: "shuffle", supportsFormat: true) { player in
+                let view = try player.view(commands: true)
+                if var wanted {
+                    guard let id = view.session else { return .skipped }
+                    if wanted == "toggle" { wanted = view.shuffle ? "off" : "items" }
+                    try ModeSwitch.shuffle.set(wanted, player.remote, id)
+                    return .handled(nil)
+                }
+                if let template { return .handled(try template.expand(player.context(metadata: false)) + "\n") }
+                return .handled(view.shuffle ? "On\n" : "Off\n")
+            }
         }
     }
 }

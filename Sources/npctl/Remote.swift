@@ -3,17 +3,19 @@ import PlayerHostBase
 import PlayerHostClient
 import PlayerHostModel
 
-/// `-s/--session` (`-p/--player` for playerctl fingers), taken by every verb that acts on one session.
+/// `--session ID`, taken by every verb that acts on one session. (`-s` is playerctl's
+/// `--no-messages`; `-p/--player` names players, see `PlayerctlArguments`.)
 struct SessionOption: ParsableArguments {
-    @Option(name: [.short, .long, .customShort("p"), .customLong("player")],
-            help: ArgumentHelp("Session id (default: the Now Playing session).", valueName: "id"))
-    var session: String?
-}
+    @Option(name: .customLong("session"), help: ArgumentHelp("Session id (default: the Now Playing session).", valueName: "id"))
+    var named: String?
 
-/// `-a/--all`, for verbs that can act on every session at once (`npctl -a pause`).
-struct AllOption: ParsableArguments {
-    @Flag(name: [.short, .long], help: "Act on every session (those whose command is unavailable are skipped).")
-    var all = false
+    /// The session meant: `--session`, else the one player `-p` names when it is an imported
+    /// one (`-p mpv` → `mpris-mpv`), else nil (the Now Playing session).
+    var session: String? {
+        if let named { return named }
+        guard let first = playerctlOptions.selection.players?.first, first != "%any", first != PlayerTarget.exported else { return nil }
+        return PlayerTarget.importPrefix + first
+    }
 }
 
 /// One connection to the daemon for the whole verb, so a verb that needs several calls
@@ -60,7 +62,7 @@ struct Remote {
         return [RPCErrorCode.commandDisabled, .commandHasNoTarget].map(\.rawValue).contains(e.code)
     }
 
-    static let nothingPlaying = "nothing is Now Playing; name a session with -s"
+    static let nothingPlaying = "nothing is Now Playing; name a session with --session"
 
     /// The session a verb means: the one named with `-s`, else the Now Playing one. Used where
     /// the method needs an explicit id (`player.*`, `session.get`); methods that default to the

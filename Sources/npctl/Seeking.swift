@@ -34,25 +34,46 @@ struct Position: ParsableCommand {
 
     func run() throws {
         try reporting {
-            let request = try offset.map(Self.parse)
-            let remote = try Remote(global)
-            guard let request else {
-                let s = try remote.requireSnapshot(target)
-                if global.json {
-                    print(JSON.object(["session": .string(s.session), "position": .double(s.position)]).jsonString)
-                } else {
-                    print(TimeText.number(s.position))
+            let o = playerctlOptions
+            if o.follow, offset == nil {
+                if o.format != nil, global.json { throw Failure("--json and --format do not go together: pick one", code: 2) }
+                let template = try o.format.map(parseTemplate)
+                return try Follower(global: global, target: target, tick: template?.contains("position") ?? false, line: { raw, now in
+                    guard let raw else { return nil }
+                    let view = PlayerctlView(raw: raw, language: global.language)
+                    guard let template else { return view.positionText(at: now) }
+                    return template.render(view.context(player: PlayerTarget.exported, instance: PlayerTarget.exported, withMetadata: false, at: now))
+                }).run()
+            }
+            if global.json, offset == nil {
+                let s = try Remote(global).requireSnapshot(target)
+                return print(JSON.object(["session": .string(s.session), "position": .double(s.position)]).jsonString)
+            }
+            guard let offset else {
+                let template = try o.format.map(parseTemplate)
+                return try PlayerctlRunner.run(global, target, verb: "position", supportsFormat: true) { player in
+                    guard let template else { return .handled(try player.view().positionText(at: InfoSnapshot.hostNow()) + "\n") }
+                    return .handled(try template.expand(player.context(metadata: false)) + "\n")
                 }
-                return
             }
-            if case .absolute(let to) = request {
-                return try remote.sendReporting("changePlaybackPosition", session: target.session, ["position": .double(to)])
+            if o.format != nil { PlayerctlFailure.command("format strings are not supported on command functions.").report() }
+            guard let request = PositionRequest(offset) else {
+                PlayerctlFailure.command("Could not parse position as a number: \(offset)").report()
             }
-            // Relative: from where the session is now, sent to that same session (not whatever
-            // is Now Playing by the time the seek arrives).
-            let s = try remote.requireSnapshot(target)
-            let to = request.target(from: s.position, duration: s.duration)
-            try remote.sendReporting("changePlaybackPosition", session: s.session, ["position": .double(to)])
+            try PlayerctlRunner.run(global, target, verb: "position", supportsFormat: true) { player in
+                let view = try player.view(commands: true)
+                guard view.canSeek, let id = view.session else { return .skipped }
+                var to: Double
+                switch request {
+                case .absolute(let t): to = t
+                default:
+                    // Relative: from where the session is now, sent to that same session.
+                    let s = InfoSnapshot(try player.raw())
+                    to = request.target(from: s.position, duration: s.duration)
+                }
+                try player.remote.sendReporting("changePlaybackPosition", session: id, ["position": .double(to)])
+                return .handled(nil)
+            }
         }
     }
 }

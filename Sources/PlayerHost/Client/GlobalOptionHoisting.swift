@@ -1,5 +1,6 @@
 /// Lets npctl take its global options anywhere, as playerctl, git and systemctl do:
-/// `npctl -s pip --json status` means `npctl status -s pip --json`.
+/// `npctl --session pip --json now` means `npctl now --session pip --json`. (playerctl's own
+/// options are taken out before this, anywhere: `PlayerctlArguments`.)
 ///
 /// The argument parser only knows options after the verb, so the command line is rearranged
 /// before it parses: options before the verb move to just after the verb (and its sub-verb,
@@ -9,9 +10,9 @@
 /// closest known one.
 public enum GlobalOptionHoisting {
     /// Global options that take a value.
-    public static let valued: Set<String> = ["--socket", "--timeout", "-s", "--session", "-p", "--player", "--lang"]
+    public static let valued: Set<String> = ["--socket", "--timeout", "--session", "--lang"]
     /// Global flags.
-    public static let flags: Set<String> = ["--json", "-a", "--all"]
+    public static let flags: Set<String> = ["--json"]
     /// Verb options that take a value, so a negative value after them stays theirs.
     static let verbValued: Set<String> = ["-f", "--format"]
 
