@@ -169,9 +169,9 @@ enum PlayerctlRunner {
 /// `npctl -l`: the player names, as `playerctl -l` prints them (filtered by `-p`/`-i`).
 enum ListAll {
     static func run(_ rest: [String]) -> Int32 {
-        var global = GlobalOptions()
-        if let i = rest.firstIndex(of: "--socket"), i + 1 < rest.count { global.socket = rest[i + 1] }
-        guard let remote = try? Remote(global), let all = try? PlayerctlRunner.available(remote) else {
+        // Parsed, not built: the parser's options cannot be read before a parse.
+        guard let global = (try? GlobalOptions.parse(rest)) ?? (try? GlobalOptions.parse([])),
+              let remote = try? Remote(global), let all = try? PlayerctlRunner.available(remote) else {
             if !playerctlOptions.noMessages { Stderr.write("No players found\n") }
             return 0
         }

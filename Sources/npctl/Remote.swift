@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import PlayerHostBase
 import PlayerHostClient
 import PlayerHostModel
@@ -103,12 +104,18 @@ struct Remote {
 
     /// Sends a command and fails (exit 1) with its status unless it succeeded; `--json` prints
     /// the reply either way, otherwise success prints nothing (like playerctl).
-    func sendReporting(_ command: String, session: String?, _ payload: [String: JSON] = [:]) throws {
+    ///
+    /// `asPlayerctl`: the command was sent as MPRIS sends it, and playerctl exits 0 whatever the
+    /// player then does (at the last track, `next` does nothing): so does npctl, telling a
+    /// person at a terminal why on stderr. With `--json` the reply says it, and exit 1.
+    func sendReporting(_ command: String, session: String?, _ payload: [String: JSON] = [:], asPlayerctl: Bool = false) throws {
         let r = try send(command, session: session, payload)
         if global.json { print(r.jsonString) }
         let status = r["status"]?.stringValue ?? "unknown"
         if status != "success" {
-            throw Failure("\(command) on \(r["session"]?.stringValue ?? "?"): \(status)")
+            let message = "\(command) on \(r["session"]?.stringValue ?? "?"): \(status)"
+            guard asPlayerctl, !global.json else { throw Failure(message) }
+            if isatty(2) != 0, !playerctlOptions.noMessages { Stderr.write("npctl: \(message)\n") }
         }
     }
 

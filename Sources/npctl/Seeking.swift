@@ -71,7 +71,7 @@ struct Position: ParsableCommand {
                     let s = InfoSnapshot(try player.raw())
                     to = request.target(from: s.position, duration: s.duration)
                 }
-                try player.remote.sendReporting("changePlaybackPosition", session: id, ["position": .double(to)])
+                try player.remote.sendReporting("changePlaybackPosition", session: id, ["position": .double(to)], asPlayerctl: true)
                 return .handled(nil)
             }
         }

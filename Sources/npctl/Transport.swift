@@ -5,7 +5,8 @@ import PlayerHostModel
 /// A transport verb: one remote command sent through `command.send`, so it goes through the
 /// session's command center exactly like a media key would (enabled + targeted, handlers in
 /// order, first non-success status wins) rather than poking the player directly.
-/// Success prints nothing, like playerctl; any other status is printed and exits 1.
+/// Success prints nothing, like playerctl; so does a command the player then refuses (exit 0,
+/// as playerctl), with the reason on stderr for a person at a terminal and in `--json`.
 protocol TransportVerb: ParsableCommand {
     static var wireCommand: String { get }
     /// playerctl's verb (`play-pause`).
@@ -26,7 +27,7 @@ extension TransportVerb {
             try PlayerctlRunner.run(global, target, verb: Self.verb, supportsFormat: false) { player in
                 let view = try player.view(commands: true)
                 guard Self.can(view), let id = view.session else { return .skipped }
-                try player.remote.sendReporting(Self.wireCommand, session: id)
+                try player.remote.sendReporting(Self.wireCommand, session: id, asPlayerctl: true)
                 return .handled(nil)
             }
         }
@@ -38,7 +39,8 @@ extension TransportVerb {
             commandName: verb,
             abstract: "\(what) (command \(wireCommand), through the session's command center).",
             discussion: """
-                Success prints nothing, like playerctl; a refusal prints the reason and exits 1.
+                Success prints nothing, like playerctl. A player that cannot (its capability \
+                off) is "No player could handle this command" (exit 1).
 
                 Examples:
                   npctl \(verb)            # the Now Playing session

@@ -1,15 +1,15 @@
 import ArgumentParser
 import PlayerHostClient
 
-/// `npctl volume [LEVEL]`: playerctl's verb. The daemon has no volume yet (its MPRIS export
-/// has no `Volume`), so, like `playerctl volume` on that player, no player can handle it.
+/// `npctl volume [LEVEL]`: playerctl's verb. The daemon has no volume yet: its MPRIS export
+/// shows `Volume` fixed at 1.0 and ignores writes, and npctl says the same.
 struct Volume: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "volume",
-        abstract: "Print or set the volume (0.0–1.0), as playerctl; not supported by the daemon yet.",
+        abstract: "Print or set the volume (0.0–1.0), as playerctl; fixed at 1.0 until the daemon has one.",
         discussion: """
             Until the daemon has a volume, this says what playerctl says of the exported \
-            player: No player could handle this command (exit 1).
+            player: 1.000000, and setting it changes nothing.
 
             Examples:
               npctl volume
@@ -27,7 +27,12 @@ struct Volume: ParsableCommand {
                 let number = level.hasSuffix("+") || level.hasSuffix("-") ? String(level.dropLast()) : level
                 if Double(number) == nil { PlayerctlFailure.command("could not parse volume as a number: \(level)").report() }
             }
-            try PlayerctlRunner.run(global, target, verb: "volume", supportsFormat: true) { _ in .skipped }
+            let template = try playerctlOptions.format.map(parseTemplate)
+            try PlayerctlRunner.run(global, target, verb: "volume", supportsFormat: true) { player in
+                if level != nil { return .handled(nil) }
+                if let template { return .handled(try template.expand(player.context(metadata: false)) + "\n") }
+                return .handled(CFormat.format("%f", PlayerctlView.volume) + "\n")
+            }
         }
     }
 }

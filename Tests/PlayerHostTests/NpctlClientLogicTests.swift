@@ -33,10 +33,10 @@ import Testing
         #expect(try Self.expand("{{album}}|{{xesam:album}}|{{playerName}}|{{mpris:length}}") == "No Line|No Line|playerhost|324000000")
         // position is µs, as playerctl's: duration() reads µs.
         #expect(try Self.expand("{{ duration(position) }} {{position}} {{lc(status)}} {{uc(artist)}}") == "1:30 90000000 playing U2")
-        #expect(try Self.expand("{{status}} {{loop}} {{shuffle}} {{volume}}") == "Playing Playlist true 0.0")
+        #expect(try Self.expand("{{status}} {{loop}} {{shuffle}} {{volume}}") == "Playing Playlist true 1.0")
         #expect(try Self.expand(#"{{default(xesam:genre, "no genre")}} {{default(artist, "x")}}"#) == "no genre U2")
         #expect(try Self.expand("{{markup_escape(session)}} {{markup_escape(\"<a href='x'>&\")}}") == "main &lt;a href=&apos;x&apos;&gt;&amp;")
-        #expect(try Self.expand("{{emoji(status)}}{{nope}}{{emoji(volume)}}") == "▶️🔈")
+        #expect(try Self.expand("{{emoji(status)}}{{nope}}{{emoji(volume)}}") == "▶️🔊")
         #expect(try Self.expand("{{trunc(title, 3)}}|{{trunc(title, 30)}}") == "Mag…|Magnificent")
         // Only metadata's context has the metadata (status --format '{{title}}' prints nothing).
         #expect(try Self.expand("[{{title}}] {{status}}", metadata: false) == "[] Playing")

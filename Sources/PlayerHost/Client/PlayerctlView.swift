@@ -81,6 +81,9 @@ public struct PlayerctlView: Sendable {
         metadata = m.keys.sorted().compactMap { k in m[k].map { (k, $0) } }
     }
 
+    /// The export's `Volume`: fixed, until the daemon has a volume.
+    public static let volume = 1.0
+
     /// `Position` in µs at host time `now`, as the export computes it.
     public func positionMicroseconds(at now: Double) -> Int64 {
         guard let snapshot else { return 0 }
@@ -131,7 +134,7 @@ public struct PlayerctlView: Sendable {
             case "shuffle": return .boolean(shuffle)
             case "status": return .string(status)
             case "loop": return .string(loop)
-            case "volume": return .double(0)  // the export has no Volume yet
+            case "volume": return .double(Self.volume)
             case "position": return .int64(position)
             default:
                 if key.contains(":") { return nil }
