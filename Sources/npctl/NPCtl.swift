@@ -71,7 +71,7 @@ struct NPCtl: ParsableCommand {
         }
         playerctlOptions = options
         if options.version { print("v\(HostVersion.string)"); Glibc.exit(0) }
-        let hasVerb = rest.contains { !$0.hasPrefix("-") }
+        let hasVerb = GlobalOptionHoisting.hasVerb(rest)
         if options.listAll, !hasVerb { Glibc.exit(ListAll.run(rest)) }
         // No verb: the one-line summary (playerctl prints its help here).
         let args = hasVerb || rest.contains(where: { ["-h", "--help", "--generate-completion-script"].contains($0) }) ? rest : ["now"] + rest

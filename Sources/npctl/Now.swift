@@ -25,8 +25,8 @@ struct Now: ParsableCommand {
             for the daemon when it restarts and goes on.
 
             Examples:
-              npctl
               npctl now
+              npctl
               npctl --session pip --json now
               npctl now --lang es
               npctl now --format '{{artist}} - {{title}} {{duration(position)}}'

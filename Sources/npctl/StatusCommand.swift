@@ -29,9 +29,9 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         try reporting {
+            if playerctlOptions.format != nil, global.json { throw Failure("--json and --format do not go together: pick one", code: 2) }
             let template = try playerctlOptions.format.map(parseTemplate)
             if playerctlOptions.follow {
-                if playerctlOptions.format != nil, global.json { throw Failure("--json and --format do not go together: pick one", code: 2) }
                 return try Follower(global: global, target: target, line: { raw, _ in
                     guard let raw else { return nil }
                     let view = PlayerctlView(raw: raw, language: global.language)

@@ -150,6 +150,9 @@ import Testing
         #expect(arrange("position -5 --session pip") == .arguments(["position", "--session", "pip", "--", "-5"]))
         #expect(arrange("position --session pip -1:30") == .arguments(["position", "--session", "pip", "--", "-1:30"]))
         #expect(arrange("--help") == .arguments(["--help"]))
+        #expect(GlobalOptionHoisting.hasVerb(["--lang", "es"]) == false)
+        #expect(GlobalOptionHoisting.hasVerb(["--json", "status"]))
+        #expect(GlobalOptionHoisting.hasVerb(["--session", "pip", "--json"]) == false)
         #expect(arrange("stauts") == .unknownVerb("stauts", suggestion: "status"))
     }
 

@@ -113,7 +113,7 @@ import Testing
             ("stauts", 2, "Could not execute command: Command not recognized: stauts\nnpctl: unknown verb 'stauts' — did you mean 'status'?\n"),
             ("--session pip plya", 2, "Could not execute command: Command not recognized: plya\nnpctl: unknown verb 'plya' — did you mean 'play'?\n"),
             ("xyzzy", 2, "Could not execute command: Command not recognized: xyzzy\nnpctl: unknown verb 'xyzzy' (npctl --help lists the verbs)\n"),
-            ("rate abc", 2, "npctl: The value 'abc' is invalid for '<rate>'.\n"),
+            ("rate abc", 2, "npctl: The value 'abc' is invalid for '<rate>'\n"),
             ("rate 3", 1, "npctl: changePlaybackRate: rate 3.0 is not one of supportedPlaybackRates (supported: 0.5, 0.75, 1, 1.25, 1.5, 2)\n"),
             ("activate", 2, "npctl: name a session, e.g. npctl activate pip\n"),
         ])

@@ -2,11 +2,11 @@ import Glibc
 import Testing
 @testable import PlayerHost
 
-/// npctl's long-running verbs against a real daemon: `status --follow` across a daemon
+/// npctl's long-running verbs against a real daemon: `metadata --follow` across a daemon
 /// restart, and `watch` in a real terminal (tmux). Every wait polls with a deadline.
 @Suite(.serialized) struct NpctlLiveTests {
-    /// `--follow` keeps printing across `npctl daemon stop; npctl daemon start`, and ends
-    /// with 0 on Ctrl-C (SIGINT).
+    /// `--follow` waits for a daemon that is not running yet, keeps printing across `npctl
+    /// daemon stop; npctl daemon start`, and ends with 0 on Ctrl-C (SIGINT), as playerctl's.
     @Test func followSurvivesADaemonRestart() throws {
         let dir = DaemonHarness.makeTempDirectory()
         defer { _ = try? runShell("PLAYERHOST_SOCKET='\(dir)/s' timeout 30 '\(DaemonHarness.npctl)' daemon stop >/dev/null 2>&1; rm -rf '\(dir)'") }
@@ -16,9 +16,9 @@ import Testing
         // the restart, any new line proves the follower went on, and pausing main must reach it.
         let script = """
             start() { timeout 30 "$N" daemon start -- --config "$C" >/dev/null; }
-            start
-            coproc F { exec timeout 60 "$N" status --follow --format "{{status}} {{title}}"; }
+            coproc F { exec timeout 60 "$N" metadata --follow --format "{{status}} {{title}}"; }
             exec 3<&"${F[0]}"; pid=$F_PID
+            start
             a=""
             while [ "$a" != "Playing Magnificent" ] && read -r -t 20 a <&3; do :; done
             timeout 30 "$N" daemon stop >/dev/null

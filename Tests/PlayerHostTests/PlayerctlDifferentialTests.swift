@@ -5,9 +5,10 @@ import Testing
 /// npctl as a drop-in for playerctl (issue 23), checked against the real thing: a private bus,
 /// the real daemon exporting its MPRIS player with one session, and a corpus of playerctl
 /// command lines run as `playerctl …` and as `npctl …` on that same player. Stdout, exit code
-/// and the first line of stderr must be equal. One daemon for the whole run; the states are
-/// no daemon (nothing on the bus), playing, and paused (where positions hold still, so they
-/// compare byte for byte). Each state's lines run as one shell script under a deadline.
+/// and the first line of stderr must be equal. Two daemon starts; the states are no daemon
+/// (nothing on the bus), a daemon with no session (the exported player, Stopped), playing, and
+/// paused (where positions hold still, so they compare byte for byte). Each state's lines run
+/// as one shell script under a deadline.
 @Suite(.serialized) struct PlayerctlDifferentialTests {
     /// Lines that only read: run while playing and while paused.
     static let reads: [String] = [
@@ -44,11 +45,15 @@ import Testing
         "position 30", "position", "position 5+", "position", "position 5-", "position",
         "next", "next", "metadata title", "previous", "previous", "metadata title",
         "play", "status", "pause", "status", "play-pause", "status", "play-pause", "status",
+        "volume 0.5", "volume", "volume 0.1+", "volume --format '{{emoji(volume)}}'", "-a pause", "-a status",
+        "-p %any,playerhost play", "status", "stop", "status", "metadata title", "position", "play", "status",
     ]
     /// Nothing on the bus: every verb says so.
     static let nothing: [String] = [
         "status", "metadata", "metadata title", "position", "loop", "shuffle", "volume", "play", "pause", "next",
         "-l", "-s status", "-a status", "-p playerhost status", "metadata --format '{{title}}'",
+        "-p %any status", "-l -i playerhost", "status --format '{{status}} {{position}}'", "metadata title",
+        "position --format '{{duration(position)}}'", "-s metadata", "volume 0.5",
     ]
 
     struct Outcome: Equatable {
@@ -85,6 +90,13 @@ import Testing
         let f = try MPRISFixture(startDaemon: false)
         defer { f.close() }
         var results = try Self.run(Self.nothing, f)
+        // A daemon with no session: the exported player is there, Stopped, with no track.
+        let empty = f.harness.directory + "/empty.toml"
+        _ = try runShell("touch '\(empty)'")
+        #expect(try f.harness.start(["--config", empty], environment: f.environment))
+        #expect(try f.waitForName())
+        results += try Self.run(Self.nothing, f)
+        f.harness.stop()
         #expect(try f.harness.start(["--config", Self.config(f)], environment: f.environment))
         #expect(try f.waitForName())
         results += try Self.run(Self.reads.map { $0 }, f)

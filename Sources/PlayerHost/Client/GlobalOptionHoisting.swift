@@ -66,6 +66,20 @@ public enum GlobalOptionHoisting {
         return .arguments(path + hoisted + rest)
     }
 
+    /// True when `args` name a verb: a word that is not an option nor a global option's value
+    /// (`npctl --lang es` has none: it means `npctl now --lang es`).
+    public static func hasVerb(_ args: [String]) -> Bool {
+        var i = 0
+        while i < args.count {
+            let a = args[i]
+            if a == "--" { return false }
+            if valued.contains(a) { i += 2; continue }
+            if !a.hasPrefix("-") { return true }
+            i += 1
+        }
+        return false
+    }
+
     /// `-5`, `-1:30`, `-0.5`: a sign and digits, colons, dots — never an npctl option.
     static func isNegativeNumber(_ s: String) -> Bool {
         guard s.count >= 2, s.first == "-" else { return false }
