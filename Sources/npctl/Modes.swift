@@ -82,6 +82,7 @@ struct Loop: ParsableCommand {
             let template = try playerctlOptions.format.map(parseTemplate)
             try PlayerctlRunner.run(global, target, verb: "loop", supportsFormat: true) { player in
                 let view = try player.view(commands: true)
+                if player.target.isImported, !view.hasLoop { return .skipped }
                 if let wanted {
                     guard let id = view.session else { return .skipped }
                     try ModeSwitch.loop.set(wanted, player.remote, id)
@@ -134,6 +135,7 @@ struct Shuffle: ParsableCommand {
             let template = try playerctlOptions.format.map(parseTemplate)
             try PlayerctlRunner.run(global, target, verb: "shuffle", supportsFormat: true) { player in
                 let view = try player.view(commands: true)
+                if player.target.isImported, !view.hasShuffle { return .skipped }
                 if var wanted {
                     guard let id = view.session else { return .skipped }
                     if wanted == "toggle" { wanted = view.shuffle ? "off" : "items" }

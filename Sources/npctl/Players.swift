@@ -16,6 +16,9 @@ struct PlayerTarget: Equatable {
     /// The session; nil for the Now Playing one.
     let session: String?
 
+    /// An imported MPRIS player (its properties are its own, not the export's).
+    var isImported: Bool { session?.hasPrefix(Self.importPrefix) == true && session != instance }
+
     /// `{{playerName}}` and the metadata table's first column: the instance without its suffix.
     var name: String { instance.split(separator: ".", maxSplits: 1).first.map(String.init) ?? instance }
 }

@@ -113,6 +113,33 @@ import Testing
         #expect(differing.isEmpty)
     }
 
+    /// An imported MPRIS player is named as playerctl names it: `npctl -l` lists it beside
+    /// `playerhost`, `-p fake` (and `%any`, `-i`) select it, and what it prints for it is what
+    /// playerctl prints reading the player itself. An unknown name lists what exists.
+    @Test func importedPlayersGoByTheirMPRISNames() throws {
+        let f = try ImportFixture()
+        defer { f.close() }
+        try f.startFake("fake")
+        #expect(try f.waitUntil(10) { try f.sessionIDs() == ["mpris-fake"] })
+        #expect(try f.mpris.waitForName())
+        #expect(try f.npctl("-l").output == "playerhost\nfake\n")
+        let lines = ["-p fake status", "-p fake metadata title", "-p fake metadata artist", "-p fake,playerhost status",
+                     "-p fake loop", "-p fake -f '{{playerName}} {{status}}' status", "-l -i fake", "-l -p fake",
+                     "-i fake -p %any status", "-p nope,fake status", "-s -p nope status", "-l"]
+        for (line, p, n) in try Self.run(lines, f.mpris) {
+            if line == "-l" {
+                // playerctl lists in the bus's order; npctl the export first: the same names.
+                #expect(Set(p.stdout.split(separator: "\n")) == Set(n.stdout.split(separator: "\n")), "\(p) \(n)")
+            } else {
+                #expect(p == n, "\(line)")
+            }
+        }
+        #expect(try f.npctl("-p fak status") == (1, "No players found\nnpctl: no player 'fak' (players: playerhost, fake; did you mean 'fake'?)\n"))
+        #expect(try f.npctl("--session mpris-fak status")
+            == (1, "No players found\nnpctl: no session 'mpris-fak' (sessions: mpris-fake; did you mean 'mpris-fake'?)\n"))
+        #expect(try f.npctl("--session mpris-fake status") == (0, "Paused\n"))
+    }
+
     static func config(_ f: MPRISFixture) throws -> String {
         let path = f.harness.directory + "/corpus.toml"
         _ = try runShell("""

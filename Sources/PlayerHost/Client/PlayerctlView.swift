@@ -22,6 +22,10 @@ public struct PlayerctlView: Sendable {
     public let canGoNext: Bool
     public let canGoPrevious: Bool
     public let canSeek: Bool
+    /// Whether the session's repeat / shuffle command is available (an imported player without
+    /// `LoopStatus` or `Shuffle` has it disabled, and playerctl then skips that player).
+    public let hasLoop: Bool
+    public let hasShuffle: Bool
     /// Seconds, when known (absent for live streams).
     public let duration: Double?
     let snapshot: InfoSnapshot?
@@ -34,6 +38,7 @@ public struct PlayerctlView: Sendable {
         guard !raw.isNull, let id = raw["session"]?.stringValue else {
             session = nil; status = "Stopped"; loop = "None"; shuffle = false; metadata = []
             canPlay = false; canPause = false; canGoNext = false; canGoPrevious = false; canSeek = false
+            hasLoop = true; hasShuffle = true
             duration = nil; snapshot = nil
             return
         }
@@ -58,6 +63,8 @@ public struct PlayerctlView: Sendable {
         default: loop = "None"
         }
         shuffle = (command("changeShuffleMode")?["currentShuffleType"]?.stringValue ?? "off") != "off"
+        hasLoop = commands == nil || available("changeRepeatMode")
+        hasShuffle = commands == nil || available("changeShuffleMode")
         canPlay = available("play") || available("togglePlayPause")
         canPause = available("pause") || available("togglePlayPause")
         canGoNext = available("nextTrack")
