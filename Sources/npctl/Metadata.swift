@@ -37,7 +37,7 @@ struct Metadata: ParsableCommand {
     func run() throws {
         try reporting {
             let o = playerctlOptions
-            if o.format != nil, global.json { throw Failure("--json and --format do not go together: pick one", code: 2) }
+            try global.refuseJSONWithFormat()
             let template = try o.format.map(parseTemplate)
             if o.follow {
                 return try Follower(global: global, target: target, tick: template?.contains("position") ?? false, line: { raw, now in

@@ -58,7 +58,8 @@ struct Loop: ParsableCommand {
             """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
-    @Argument(help: ArgumentHelp("off, one or all.", valueName: "mode")) var mode: String?
+    @Argument(help: ArgumentHelp("None, Track or Playlist (off, one, all).", valueName: "mode"),
+              completion: .list(["None", "Track", "Playlist", "off", "one", "all"])) var mode: String?
 
     static func normalize(_ s: String) throws -> String {
         switch s.lowercased() {
@@ -72,6 +73,7 @@ struct Loop: ParsableCommand {
 
     func run() throws {
         try reporting {
+            try global.refuseJSONWithFormat()
             if global.json, mode == nil {
                 return ModeSwitch.loop.print(try ModeSwitch.loop.current(Remote(global), target), json: true)
             }
@@ -110,7 +112,8 @@ struct Shuffle: ParsableCommand {
             """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
-    @Argument(help: ArgumentHelp("off, items, collections or toggle.", valueName: "mode")) var mode: String?
+    @Argument(help: ArgumentHelp("On, Off, Toggle (items, collections).", valueName: "mode"),
+              completion: .list(["On", "Off", "Toggle", "items", "collections"])) var mode: String?
 
     static func normalize(_ s: String) throws -> String {
         switch s.lowercased() {
@@ -125,6 +128,7 @@ struct Shuffle: ParsableCommand {
 
     func run() throws {
         try reporting {
+            try global.refuseJSONWithFormat()
             if global.json, mode == nil {
                 return ModeSwitch.shuffle.print(try ModeSwitch.shuffle.current(Remote(global), target), json: true)
             }

@@ -61,6 +61,8 @@ struct NPCtl: ParsableCommand {
     /// Global options are taken before the verb too (see `GlobalOptionHoisting`); an unknown
     /// verb gets the closest known one.
     static func main() {
+        // The parser's own completion requests (`---completion …`) go to it untouched.
+        if CommandLine.arguments.dropFirst().first == "---completion" { return main(Array(CommandLine.arguments.dropFirst())) }
         let options: PlayerctlArguments, rest: [String]
         do throws(PlayerctlArguments.Failure) {
             (options, rest) = try PlayerctlArguments.extract(Array(CommandLine.arguments.dropFirst()))
@@ -126,6 +128,11 @@ struct GlobalOptions: ParsableArguments {
     /// The language localized values are read in; nil means `und`.
     var language: String? {
         LanguagePreference.resolve(explicit: lang) { name in getenv(name).map { String(cString: $0) } }
+    }
+
+    /// `--json` and playerctl's `--format` each say how to print: together, one line, exit 2.
+    func refuseJSONWithFormat() throws {
+        if json, playerctlOptions.format != nil { throw Failure("--json and --format do not go together: pick one", code: 2) }
     }
 
     /// Connects, or exits with one clear line.

@@ -29,6 +29,7 @@ final class PlayerState {
     let remote: Remote
     private var rawCache: JSON?
     private var viewCache: PlayerctlView?
+    private var viewCacheHasCommands = false
 
     init(_ target: PlayerTarget, _ remote: Remote) {
         self.target = target
@@ -56,7 +57,6 @@ final class PlayerState {
         viewCache = v
         return v
     }
-    private var viewCacheHasCommands = false
 
     func context(metadata: Bool) throws -> (String) -> PlayerValue? {
         try view(commands: true).context(player: target.name, instance: target.instance, withMetadata: metadata, at: InfoSnapshot.hostNow())
@@ -100,7 +100,7 @@ enum PlayerctlRunner {
     static func run(_ global: GlobalOptions, _ option: SessionOption, verb: String, supportsFormat: Bool,
                     _ body: (PlayerState) throws -> PlayerOutcome) throws {
         let o = playerctlOptions
-        if o.format != nil, global.json { throw Failure("--json and --format do not go together: pick one", code: 2) }
+        try global.refuseJSONWithFormat()
         if o.format != nil, !supportsFormat { PlayerctlFailure.command("format strings are not supported on command: \(verb)").report() }
         if o.follow { PlayerctlFailure.command("follow is not supported on command: \(verb)").report() }
         let remote: Remote

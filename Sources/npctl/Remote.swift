@@ -7,8 +7,16 @@ import PlayerHostModel
 /// `--session ID`, taken by every verb that acts on one session. (`-s` is playerctl's
 /// `--no-messages`; `-p/--player` names players, see `PlayerctlArguments`.)
 struct SessionOption: ParsableArguments {
-    @Option(name: .customLong("session"), help: ArgumentHelp("Session id (default: the Now Playing session).", valueName: "id"))
+    @Option(name: .customLong("session"), help: ArgumentHelp("Session id (default: the Now Playing session).", valueName: "id"),
+            completion: .custom { _, _, _ in SessionOption.sessionIDs() })
     var named: String?
+
+    /// The daemon's session ids, for shell completion (none when it does not answer at once).
+    static func sessionIDs() -> [String] {
+        guard let client = try? ControlClient(path: SocketLocation.resolve(explicit: nil), timeout: 1),
+              let list = try? client.call("session.list") else { return [] }
+        return list.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+    }
 
     /// The session meant: `--session`, else the one player `-p` names when it is an imported
     /// one (`-p mpv` → `mpris-mpv`), else nil (the Now Playing session).

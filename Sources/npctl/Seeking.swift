@@ -25,18 +25,11 @@ struct Position: ParsableCommand {
     @Argument(help: ArgumentHelp("S, M:SS, H:MM:SS, +S, -S, S+ or S-.", valueName: "pos"))
     var offset: String?
 
-    static func parse(_ s: String) throws -> PositionRequest {
-        guard let r = PositionRequest(s) else {
-            throw Failure("position: '\(s)' is not a time: use \(PositionRequest.forms)", code: 2)
-        }
-        return r
-    }
-
     func run() throws {
         try reporting {
+            try global.refuseJSONWithFormat()
             let o = playerctlOptions
             if o.follow, offset == nil {
-                if o.format != nil, global.json { throw Failure("--json and --format do not go together: pick one", code: 2) }
                 let template = try o.format.map(parseTemplate)
                 return try Follower(global: global, target: target, tick: template?.contains("position") ?? false, line: { raw, now in
                     guard let raw else { return nil }
@@ -58,7 +51,9 @@ struct Position: ParsableCommand {
             }
             if o.format != nil { PlayerctlFailure.command("format strings are not supported on command functions.").report() }
             guard let request = PositionRequest(offset) else {
-                PlayerctlFailure.command("Could not parse position as a number: \(offset)").report()
+                var f = PlayerctlFailure.command("Could not parse position as a number: \(offset)")
+                f.hints = ["position takes \(PositionRequest.forms)"]
+                f.report()
             }
             try PlayerctlRunner.run(global, target, verb: "position", supportsFormat: true) { player in
                 let view = try player.view(commands: true)

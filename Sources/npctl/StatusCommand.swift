@@ -29,7 +29,7 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         try reporting {
-            if playerctlOptions.format != nil, global.json { throw Failure("--json and --format do not go together: pick one", code: 2) }
+            try global.refuseJSONWithFormat()
             let template = try playerctlOptions.format.map(parseTemplate)
             if playerctlOptions.follow {
                 return try Follower(global: global, target: target, line: { raw, _ in

@@ -18,7 +18,8 @@ struct Volume: ParsableCommand {
             """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
-    @Argument(help: ArgumentHelp("LEVEL, LEVEL+ or LEVEL-.", valueName: "level")) var level: String?
+    @Argument(help: ArgumentHelp("LEVEL, LEVEL+ or LEVEL-.", valueName: "level"),
+              completion: .list(["0.0", "0.25", "0.5", "0.75", "1.0", "0.1+", "0.1-"])) var level: String?
 
     func run() throws {
         try reporting {

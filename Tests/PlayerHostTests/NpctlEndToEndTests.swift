@@ -136,7 +136,7 @@ import Testing
         #expect(try demo.number("position") == 34)
 
         let bad = try demo.npctl("position soon")
-        #expect(bad == (1, "Could not execute command: Could not parse position as a number: soon\n"))
+        #expect(bad == (1, "Could not execute command: Could not parse position as a number: soon\nnpctl: position takes \(PositionRequest.forms)\n"))
     }
 
     @Test func rateLoopShuffleAndNext() throws {

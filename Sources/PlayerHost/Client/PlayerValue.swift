@@ -99,6 +99,6 @@ public enum CFormat {
         var buffer = [CChar](repeating: 0, count: 512)
         let n = withVaList([x]) { vsnprintf(&buffer, buffer.count, spec, $0) }
         guard n >= 0 else { return "" }
-        return String(cString: buffer)
+        return String(cBuffer: buffer)
     }
 }
