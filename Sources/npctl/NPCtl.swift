@@ -12,17 +12,19 @@ struct NPCtl: ParsableCommand {
         commandName: "npctl",
         abstract: "Control the PlayerHost daemon.",
         discussion: """
-            A drop-in for playerctl: its verbs, options and --format templates print what
-            playerctl prints. Verbs act on the Now Playing session (the exported MPRIS player
-            `playerhost`) unless -p/--player names players as `npctl -l` lists them (comma
-            list, `%any`, `name` matching `name.instance`) or --session names a session.
+            A drop-in for playerctl: its verbs, options and --format templates print what \
+            playerctl prints. Verbs act on the Now Playing session (the exported MPRIS player \
+            `playerhost`) unless -p/--player names players as `npctl -l` lists them (comma \
+            list, `%any`, `name` matching `name.instance`) or --session names a session. \
             Global options go before or after the verb: npctl -p mpv status.
 
-            playerctl's options: -p/--player NAMES, -i/--ignore-player NAMES, -a/--all-players,
-            -l/--list-all, -s/--no-messages, -f/--format TEMPLATE, -F/--follow, -v/--version.
+            playerctl's options: -p/--player NAMES, -i/--ignore-player NAMES, \
+            -a/--all-players, -l/--list-all, -s/--no-messages, -f/--format TEMPLATE, \
+            -F/--follow, -v/--version. npctl's: --session ID, --all (every session), --json, \
+            --socket PATH, --timeout S, --lang TAG.
 
-            Errors print one line on stderr (playerctl's, then npctl's hint) and exit 1; a
-            usage error exits 2.
+            Errors print playerctl's line on stderr, then npctl's hint, and exit 1; a usage \
+            error is one line and exits 2.
 
             Examples:
               npctl                     # the one-line summary (npctl now)

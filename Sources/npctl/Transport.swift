@@ -44,7 +44,7 @@ extension TransportVerb {
 
                 Examples:
                   npctl \(verb)            # the Now Playing session
-                  npctl \(verb) -s pip     # another session
+                  npctl \(verb) --session pip  # another session
                   npctl -p mpv \(verb)     # an imported player
                   npctl -a \(verb)         # every player that can
                 """)
