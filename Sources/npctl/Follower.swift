@@ -13,6 +13,9 @@ struct Follower {
     let global: GlobalOptions
     let target: SessionOption
     var tick = false
+    /// Also the session's command center (loop, shuffle): each value shown is then
+    /// `{"snapshot": …, "commands": […]}`, fetched again on every change of the session.
+    var withCommands = false
     /// The line for a snapshot reply (JSON null: nothing Now Playing), or for no daemon (nil);
     /// nil prints an empty line once, as playerctl's "cleared" output.
     let line: (JSON?, Double) -> String?
@@ -49,21 +52,41 @@ struct Follower {
     struct ConnectionLost: Error {}
 
     private func follow(_ remote: Remote, _ show: (JSON?) -> Void, _ redo: () -> Void) throws {
+        let more: [JSON] = withCommands ? ["commands", "players"] : []
         if let id = target.session {
             // A named session: its own info events, after its current value.
-            try guarded(remote, "events.subscribe", ["topics": ["info", "sessions"]])
-            show(try guarded(remote, "info.get", ["session": .string(id)]))
+            try guarded(remote, "events.subscribe", ["topics": .array(["info", "sessions"] + more)])
+            let current = { () throws -> JSON in try guarded(remote, "info.get", ["session": .string(id)]) }
+            show(try withCommands ? enriched(remote, current()) : current())
             while true {
                 let p = try next(remote, redo)
-                if p["type"] == "sessionClosed", p["session"]?.stringValue == id { throw Failure("session \(id) closed") }
-                if p["type"] == "infoChanged", p["session"]?.stringValue == id { show(p) }
+                guard p["session"]?.stringValue == id else { continue }
+                if p["type"] == "sessionClosed" { throw Failure("session \(id) closed") }
+                if withCommands { show(try enriched(remote, current())) } else if p["type"] == "infoChanged" { show(p) }
             }
         }
-        try guarded(remote, "events.subscribe", ["topics": ["nowPlaying"]])
+        try guarded(remote, "events.subscribe", ["topics": .array(["nowPlaying"] + more)])
+        var current = JSON.null
+        if withCommands {
+            current = try guarded(remote, "nowPlaying.get", [:])
+            show(try enriched(remote, current))
+        }
         while true {
             let p = try next(remote, redo)
-            if p["topic"] == "nowPlaying", let value = p["nowPlaying"] { show(value) }
+            if p["topic"] == "nowPlaying", let value = p["nowPlaying"] {
+                current = value
+            } else if !withCommands {
+                continue
+            }
+            show(withCommands ? try enriched(remote, current) : current)
         }
+    }
+
+    /// A snapshot with its session's command center (an empty one when nothing is Now Playing).
+    private func enriched(_ remote: Remote, _ snapshot: JSON) throws -> JSON {
+        guard let id = snapshot["session"]?.stringValue else { return ["snapshot": snapshot, "commands": []] }
+        let commands = try guarded(remote, "session.get", ["session": .string(id)])["commands"] ?? []
+        return ["snapshot": snapshot, "commands": commands]
     }
 
     /// Runs a client call; a lost connection becomes `ConnectionLost`, other errors one line.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PlayerHostBase
+import PlayerHostClient
 import PlayerHostModel
 
 /// Repeat and shuffle. Setting goes through the session's command center
@@ -74,6 +75,15 @@ struct Loop: ParsableCommand {
     func run() throws {
         try reporting {
             try global.refuseJSONWithFormat()
+            if playerctlOptions.follow, mode == nil {
+                let template = try playerctlOptions.format.map(parseTemplate)
+                return try Follower(global: global, target: target, withCommands: true, line: { raw, now in
+                    guard let raw else { return nil }
+                    let view = PlayerctlView(raw: raw["snapshot"] ?? .null, commands: raw["commands"]?.arrayValue, language: global.language)
+                    guard let template else { return view.loop }
+                    return template.render(view.context(player: PlayerTarget.exported, instance: PlayerTarget.exported, withMetadata: false, at: now))
+                }).run()
+            }
             if global.json, mode == nil {
                 return ModeSwitch.loop.print(try ModeSwitch.loop.current(Remote(global), target), json: true)
             }
@@ -129,6 +139,15 @@ struct Shuffle: ParsableCommand {
     func run() throws {
         try reporting {
             try global.refuseJSONWithFormat()
+            if playerctlOptions.follow, mode == nil {
+                let template = try playerctlOptions.format.map(parseTemplate)
+                return try Follower(global: global, target: target, withCommands: true, line: { raw, now in
+                    guard let raw else { return nil }
+                    let view = PlayerctlView(raw: raw["snapshot"] ?? .null, commands: raw["commands"]?.arrayValue, language: global.language)
+                    guard let template else { return (view.shuffle ? "On" : "Off") }
+                    return template.render(view.context(player: PlayerTarget.exported, instance: PlayerTarget.exported, withMetadata: false, at: now))
+                }).run()
+            }
             if global.json, mode == nil {
                 return ModeSwitch.shuffle.print(try ModeSwitch.shuffle.current(Remote(global), target), json: true)
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PlayerHostBase
 import PlayerHostClient
 
 /// `npctl volume [LEVEL]`: playerctl's verb. The daemon has no volume yet: its MPRIS export
@@ -29,6 +30,15 @@ struct Volume: ParsableCommand {
                 if Double(number) == nil { PlayerctlFailure.command("could not parse volume as a number: \(level)").report() }
             }
             let template = try playerctlOptions.format.map(parseTemplate)
+            if playerctlOptions.follow, level == nil {
+                try global.refuseJSONWithFormat()
+                return try Follower(global: global, target: target, line: { raw, now in
+                    guard let raw else { return nil }
+                    guard let template else { return CFormat.format("%f", PlayerctlView.volume) }
+                    let view = PlayerctlView(raw: raw, language: global.language)
+                    return template.render(view.context(player: PlayerTarget.exported, instance: PlayerTarget.exported, withMetadata: false, at: now))
+                }).run()
+            }
             try PlayerctlRunner.run(global, target, verb: "volume", supportsFormat: true) { player in
                 if level != nil { return .handled(nil) }
                 if let template { return .handled(try template.expand(player.context(metadata: false)) + "\n") }

@@ -33,6 +33,30 @@ import Testing
         #expect(r.output == "Playing Magnificent\nPaused Magnificent\nrc=0\n", "\(r.output)")
     }
 
+    /// `loop --follow` and `shuffle --follow` print playerctl's words now and on each change
+    /// (the command center's mode: a change comes as a commands or players event).
+    @Test func loopAndShuffleFollowTheirMode() throws {
+        let demo = try NpctlEndToEndTests.Demo()
+        defer { demo.close() }
+        let script = """
+            coproc F { exec timeout 20 "$N" loop --follow; }
+            exec 3<&"${F[0]}"; pid=$F_PID
+            read -r -t 20 a <&3
+            timeout 20 "$N" loop Track
+            read -r -t 20 b <&3
+            kill "$pid"; wait "$pid"
+            coproc G { exec timeout 20 "$N" -F shuffle; }
+            exec 4<&"${G[0]}"; pid=$G_PID
+            read -r -t 20 c <&4
+            timeout 20 "$N" shuffle On
+            read -r -t 20 d <&4
+            kill "$pid"; wait "$pid"
+            echo "$a $b $c $d"
+            """
+        let r = try runShell("PLAYERHOST_SOCKET='\(demo.daemon.socketPath)' N='\(DaemonHarness.npctl)' bash -c '\(script)'")
+        #expect(r.output == "Playlist Track Off On\n", "\(r.output)")
+    }
+
     /// A private tmux server running a shell, polled with deadlines.
     final class Tmux {
         let socket: String
