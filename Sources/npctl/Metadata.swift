@@ -45,10 +45,10 @@ struct Metadata: ParsableCommand {
                     let view = PlayerctlView(raw: raw, language: global.language)
                     if let template {
                         if view.metadata.isEmpty { return nil }
-                        return template.render(view.context(player: PlayerTarget.exported, instance: PlayerTarget.exported, withMetadata: true, at: now))
+                        return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: true, at: now))
                     }
                     if let key = keys.last { return view.metadataValue(key, at: now) }
-                    return view.metadataTable(player: PlayerTarget.exported)
+                    return view.metadataTable(player: target.followed.name)
                 }).run()
             }
             if global.json { return try printJSON() }

@@ -81,7 +81,7 @@ struct Loop: ParsableCommand {
                     guard let raw else { return nil }
                     let view = PlayerctlView(raw: raw["snapshot"] ?? .null, commands: raw["commands"]?.arrayValue, language: global.language)
                     guard let template else { return view.loop }
-                    return template.render(view.context(player: PlayerTarget.exported, instance: PlayerTarget.exported, withMetadata: false, at: now))
+                    return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: false, at: now))
                 }).run()
             }
             if global.json, mode == nil {
@@ -145,7 +145,7 @@ struct Shuffle: ParsableCommand {
                     guard let raw else { return nil }
                     let view = PlayerctlView(raw: raw["snapshot"] ?? .null, commands: raw["commands"]?.arrayValue, language: global.language)
                     guard let template else { return (view.shuffle ? "On" : "Off") }
-                    return template.render(view.context(player: PlayerTarget.exported, instance: PlayerTarget.exported, withMetadata: false, at: now))
+                    return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: false, at: now))
                 }).run()
             }
             if global.json, mode == nil {

@@ -63,7 +63,7 @@ struct Now: ParsableCommand {
         guard let snapshot, let raw else { return template == nil ? "Nothing is Now Playing" : "" }
         guard let template else { return snapshot.statusLine }
         let view = PlayerctlView(raw: raw, language: global.language)
-        return template.render(view.context(player: PlayerTarget.exported, instance: PlayerTarget.exported, withMetadata: true, at: InfoSnapshot.hostNow()))
+        return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: true, at: InfoSnapshot.hostNow()))
     }
 }
 

@@ -11,6 +11,14 @@ struct SessionOption: ParsableArguments {
             completion: .custom { _, _, _ in SessionOption.sessionIDs() })
     var named: String?
 
+    /// The player `--follow` follows, for `{{playerName}}` and the metadata table: the one
+    /// `--session` or `-p` names, else the exported player.
+    var followed: PlayerTarget {
+        if let named { return PlayerTarget(instance: named, session: named) }
+        if let id = session { return PlayerTarget(instance: String(id.dropFirst(PlayerTarget.importPrefix.count)), session: id) }
+        return PlayerTarget(instance: PlayerTarget.exported, session: nil)
+    }
+
     /// The daemon's session ids, for shell completion (none when it does not answer at once).
     static func sessionIDs() -> [String] {
         guard let client = try? ControlClient(path: SocketLocation.resolve(explicit: nil), timeout: 1),

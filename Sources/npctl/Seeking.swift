@@ -35,7 +35,7 @@ struct Position: ParsableCommand {
                     guard let raw else { return nil }
                     let view = PlayerctlView(raw: raw, language: global.language)
                     guard let template else { return view.positionText(at: now) }
-                    return template.render(view.context(player: PlayerTarget.exported, instance: PlayerTarget.exported, withMetadata: false, at: now))
+                    return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: false, at: now))
                 }).run()
             }
             if global.json, offset == nil {

@@ -36,7 +36,7 @@ struct StatusCommand: ParsableCommand {
                     guard let raw else { return nil }
                     let view = PlayerctlView(raw: raw, language: global.language)
                     guard let template else { return view.status }
-                    return template.render(view.context(player: PlayerTarget.exported, instance: PlayerTarget.exported, withMetadata: false, at: InfoSnapshot.hostNow()))
+                    return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: false, at: InfoSnapshot.hostNow()))
                 }).run()
             }
             if global.json {

@@ -36,7 +36,7 @@ struct Volume: ParsableCommand {
                     guard let raw else { return nil }
                     guard let template else { return CFormat.format("%f", PlayerctlView.volume) }
                     let view = PlayerctlView(raw: raw, language: global.language)
-                    return template.render(view.context(player: PlayerTarget.exported, instance: PlayerTarget.exported, withMetadata: false, at: now))
+                    return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: false, at: now))
                 }).run()
             }
             try PlayerctlRunner.run(global, target, verb: "volume", supportsFormat: true) { player in

@@ -138,6 +138,13 @@ import Testing
         #expect(try f.npctl("--session mpris-fak status")
             == (1, "No players found\nnpctl: no session 'mpris-fak' (sessions: mpris-fake; did you mean 'mpris-fake'?)\n"))
         #expect(try f.npctl("--session mpris-fake status") == (0, "Paused\n"))
+        // --follow on an imported player names it as playerctl does.
+        let script = """
+            coproc F { exec timeout 20 "$N" -p fake metadata --follow --format "{{playerName}}: {{title}} {{status}}"; }
+            read -r -t 20 a <&"${F[0]}"; kill "$F_PID"; wait "$F_PID"; echo "$a"
+            """
+        let followed = try runShell("PLAYERHOST_SOCKET='\(f.harness.socketPath)' N='\(DaemonHarness.npctl)' bash -c '\(script)'")
+        #expect(followed.output == "fake: Fake Song Paused\n")
     }
 
     static func config(_ f: MPRISFixture) throws -> String {
