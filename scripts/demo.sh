@@ -23,12 +23,12 @@ if command -v mpv >/dev/null && command -v sox >/dev/null && command -v ffmpeg >
     -metadata album="Test Tones" "$media/concert-a.mp3"
   rm -f "$media/concert-a.wav"
   "$bin/npctl" open -s mpv "$media/concert-a.mp3" >/dev/null
-  "$bin/npctl" loop one -s mpv
+  "$bin/npctl" loop one --session mpv
 else
   echo "demo: mpv, sox or ffmpeg is missing, so there is no mpv session (scripts/setup.sh installs them)" >&2
 fi
 echo
-"$bin/npctl" status
+"$bin/npctl" now
 echo
 "$bin/npctl" sessions
 echo
@@ -37,7 +37,10 @@ echo
 # must get its audio back (activate) before it can become Now Playing (promote).
 cat <<EOF
 npctl is $bin/npctl — try:
+  npctl                                     # what is Now Playing, on one line (npctl now)
+  npctl status                              # Playing / Paused / Stopped, as playerctl; -F to follow
   npctl play-pause                          # pause/resume Now Playing, through its command center
+  npctl metadata --format '{{artist}} - {{title}}'   # playerctl's templates
   npctl position 30+                        # 30 s forward (also 1:30, -5, 10-)
   npctl activate pip && npctl promote pip   # pip's audio was interrupted: resume it; PiP expanded → pip is Now Playing
   npctl activate main && npctl demote pip   # PiP minimized → main takes over again

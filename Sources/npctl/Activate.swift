@@ -42,7 +42,7 @@ struct Queue: ParsableCommand {
 
             Examples:
               npctl queue
-              npctl queue -s race
+              npctl queue --session race
               npctl --json queue
             """)
     @OptionGroup var global: GlobalOptions

@@ -3,7 +3,7 @@ import PlayerHostBase
 import PlayerHostModel
 import PlayerHostRPC
 
-/// `npctl artwork [--size WxH] [-s SESSION]`: the path of the best rendition of the session's
+/// `npctl artwork [--size WxH] [--session ID]`: the path of the best rendition of the session's
 /// resolved artwork (`artwork.get`).
 struct ArtworkCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,56 +3,90 @@ import Glibc
 import PlayerHostBase
 import PlayerHostClient
 
-/// `status --follow`: subscribes, then prints one line per change (the first at once, because
-/// subscribing sends the current value) until Ctrl-C, which ends it with 0 like playerctl.
-/// When the daemon goes away (a restart), it waits for the socket to answer again,
-/// subscribes again and goes on; a line equal to the last one is not printed again.
+/// `--follow` (`status`, `metadata`, `position`, `now`, a format): prints a line now and one
+/// per change until Ctrl-C, which ends it with 0 like playerctl. It waits for a daemon that
+/// is not running yet; when the daemon goes away (a restart) it prints an empty line (the
+/// player vanished, as playerctl does), waits for the socket to answer again, subscribes
+/// again and goes on. A line equal to the last one is not printed again. With `tick` (a
+/// format with `{{position}}`), the line is redone every second, as playerctl's is.
 struct Follower {
     let global: GlobalOptions
     let target: SessionOption
-    let line: (InfoSnapshot?) -> String
+    var tick = false
+    /// Also the session's command center (loop, shuffle): each value shown is then
+    /// `{"snapshot": …, "commands": […]}`, fetched again on every change of the session.
+    var withCommands = false
+    /// The line for a snapshot reply (JSON null: nothing Now Playing), or for no daemon (nil);
+    /// nil prints an empty line once, as playerctl's "cleared" output.
+    let line: (JSON?, Double) -> String?
 
     func run() throws {
         // Ctrl-C is how a follow ends: success. Lines are flushed as they are printed.
         signal(SIGINT) { _ in _exit(0) }
         var last: String?
-        func show(_ value: JSON) {
-            let text = global.json ? value.jsonString : line(value.isNull ? nil : InfoSnapshot(value, language: global.language))
+        var current: JSON?
+        func show(_ value: JSON?) {
+            current = value
+            let text: String? = global.json ? value?.jsonString : line(value, InfoSnapshot.hostNow())
             // Consecutive identical lines say nothing new (playerctl skips them too).
+            if text == nil, last == nil { return }
             guard text != last else { return }
             last = text
-            print(text)
+            print(text ?? "")
             fflush(nil)  // all streams (stdout is not concurrency-safe to name): a pipe would otherwise hold the lines back
         }
-        var remote = try Remote(global)
+        var remote = try Self.reconnect(global)
         while true {
             do {
-                try follow(remote, show)
+                try follow(remote, show, { show(current) })
             } catch is ConnectionLost {
+                show(nil)
                 remote = try Self.reconnect(global)
             }
         }
     }
 
+
+
     /// The daemon closed the connection (or vanished): reconnect and go on.
     struct ConnectionLost: Error {}
 
-    private func follow(_ remote: Remote, _ show: (JSON) -> Void) throws {
+    private func follow(_ remote: Remote, _ show: (JSON?) -> Void, _ redo: () -> Void) throws {
+        let more: [JSON] = withCommands ? ["commands", "players"] : []
         if let id = target.session {
             // A named session: its own info events, after its current value.
-            try guarded(remote, "events.subscribe", ["topics": ["info", "sessions"]])
-            show(try guarded(remote, "info.get", ["session": .string(id)]))
+            try guarded(remote, "events.subscribe", ["topics": .array(["info", "sessions"] + more)])
+            let current = { () throws -> JSON in try guarded(remote, "info.get", ["session": .string(id)]) }
+            show(try withCommands ? enriched(remote, current()) : current())
             while true {
-                let p = try next(remote)
-                if p["type"] == "sessionClosed", p["session"]?.stringValue == id { throw Failure("session \(id) closed") }
-                if p["type"] == "infoChanged", p["session"]?.stringValue == id { show(p) }
+                let p = try next(remote, redo)
+                guard p["session"]?.stringValue == id else { continue }
+                if p["type"] == "sessionClosed" { throw Failure("session \(id) closed") }
+                if withCommands { show(try enriched(remote, current())) } else if p["type"] == "infoChanged" { show(p) }
             }
         }
-        try guarded(remote, "events.subscribe", ["topics": ["nowPlaying"]])
-        while true {
-            let p = try next(remote)
-            if p["topic"] == "nowPlaying", let value = p["nowPlaying"] { show(value) }
+        try guarded(remote, "events.subscribe", ["topics": .array(["nowPlaying"] + more)])
+        var current = JSON.null
+        if withCommands {
+            current = try guarded(remote, "nowPlaying.get", [:])
+            show(try enriched(remote, current))
         }
+        while true {
+            let p = try next(remote, redo)
+            if p["topic"] == "nowPlaying", let value = p["nowPlaying"] {
+                current = value
+            } else if !withCommands {
+                continue
+            }
+            show(withCommands ? try enriched(remote, current) : current)
+        }
+    }
+
+    /// A snapshot with its session's command center (an empty one when nothing is Now Playing).
+    private func enriched(_ remote: Remote, _ snapshot: JSON) throws -> JSON {
+        guard let id = snapshot["session"]?.stringValue else { return ["snapshot": snapshot, "commands": []] }
+        let commands = try guarded(remote, "session.get", ["session": .string(id)])["commands"] ?? []
+        return ["snapshot": snapshot, "commands": commands]
     }
 
     /// Runs a client call; a lost connection becomes `ConnectionLost`, other errors one line.
@@ -68,14 +102,14 @@ struct Follower {
     }
 
     /// The next event's params; waits as long as it takes (a quiet player is not an error).
-    private func next(_ remote: Remote) throws -> JSON {
+    private func next(_ remote: Remote, _ redo: () -> Void) throws -> JSON {
         while true {
             do throws(ClientError) {
-                let n = try remote.client.nextNotification(timeout: 3600)
+                let n = try remote.client.nextNotification(timeout: tick ? 1 : 3600)
                 if n["method"] == "event", let p = n["params"] { return p }
             } catch {
                 switch error {
-                case .timeout: continue
+                case .timeout: if tick { redo() }; continue
                 case .closed, .io: throw ConnectionLost()
                 default: throw Remote.failure(error)
                 }

@@ -4,54 +4,87 @@ import PlayerHostClient
 import PlayerHostModel
 import PlayerHostRPC
 
-/// `npctl metadata [KEY…]`: the published info, like `playerctl metadata`.
+/// `npctl metadata [KEY…]`: playerctl's — the table, one key's value, or a `--format` line.
 struct Metadata: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "metadata",
-        abstract: "Print every info key and value, or the values of the given keys (one per line).",
+        abstract: "Print the track's metadata as playerctl does: a table, a key's value, or --format.",
         discussion: """
-            Keys are PlayerHost's (title, artist, albumTitle, duration, …) or playerctl's \
-            (xesam:title, xesam:artist, xesam:album, mpris:length in microseconds, …). \
-            elapsed is computed now. Localized values are read in --lang (default: from the \
-            locale, then und). --format takes the same templates as status.
+            Without a key: `PLAYER KEY VALUE` rows (mpris:trackid, mpris:length in µs, \
+            xesam:title, xesam:artist, …). KEY may be artist, title, album or any metadata \
+            key, and npctl's info keys (albumTitle, elapsed, …). With several keys, playerctl \
+            prints only the last; so does npctl. --json prints every info key.
+
+            Templates (--format) are playerctl's: {{variable}}, "strings", numbers, \
+            + - * /, and lc(x) uc(x) duration(x) markup_escape(x) default(x, y) \
+            emoji(status|volume) trunc(x, n). Variables: the metadata keys, artist, album, \
+            title, playerName, playerInstance, status, loop, shuffle, volume, position (µs), \
+            and npctl's (session, albumTitle, …).
 
             Examples:
               npctl metadata
-              npctl metadata title artist
-              npctl metadata xesam:title
-              npctl metadata --format '{{xesam:artist}} - {{xesam:title}} {{duration(mpris:length)}}'
+              npctl metadata title
+              npctl metadata xesam:album
+              npctl metadata --format '{{artist}} - {{title}} {{duration(position)}}/{{duration(mpris:length)}}'
+              npctl metadata --follow --format '{{markup_escape(title)}}'
             """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Template, e.g. '{{artist}} - {{title}}'.", valueName: "template"))
-    var format: String?
-
-    @Argument(help: ArgumentHelp("Info keys (title, artist, duration, xesam:title, …).", valueName: "key"))
+    @Argument(help: ArgumentHelp("Metadata keys (artist, title, album, xesam:…, mpris:…).", valueName: "key"))
     var keys: [String] = []
 
     func run() throws {
         try reporting {
-            let template = try format.map(parseTemplate)
-            let s = try Remote(global).requireSnapshot(target)
-            if let template { return print(template.render(s)) }
-            var info = s.info
-            if info["elapsed"] != nil { info["elapsed"] = .double(s.position) }
-            if !keys.isEmpty {
-                // playerctl fails on a key the player does not have: scripts can tell "empty" from "absent".
-                let values = keys.map { s.value($0) }
-                if let missing = zip(keys, values).first(where: { $0.1 == nil })?.0 {
-                    throw Failure("session \(s.session) has no '\(missing)' (it has: \(s.info.keys.sorted().joined(separator: ", ")))")
-                }
-                let found = values.compactMap { $0 }
-                if global.json {
-                    return print(JSON.object(Dictionary(zip(keys, found), uniquingKeysWith: { a, _ in a })).jsonString)
-                }
-                for v in found { print(TimeText.text(v)) }
-                return
+            let o = playerctlOptions
+            try global.refuseJSONWithFormat()
+            let template = try o.format.map(parseTemplate)
+            if o.follow {
+                return try Follower(global: global, target: target, tick: template?.contains("position") ?? false, line: { raw, now in
+                    guard let raw else { return nil }
+                    let view = PlayerctlView(raw: raw, language: global.language)
+                    if let template {
+                        if view.metadata.isEmpty { return nil }
+                        return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: true, at: now))
+                    }
+                    if let key = keys.last { return view.metadataValue(key, at: now) }
+                    return view.metadataTable(player: target.followed.name)
+                }).run()
             }
-            if global.json { return print(JSONPretty.format(.object(info))) }
-            for line in Table.render(info.keys.sorted().map { [$0, TimeText.text(info[$0] ?? .null)] }) { print(line) }
+            if global.json { return try printJSON() }
+            try PlayerctlRunner.run(global, target, verb: "metadata", supportsFormat: true) { player in
+                let view = try player.view(commands: true)
+                // playerctl skips a player that cannot play; a session named with --session is
+                // asked for on purpose, so it answers anyway.
+                guard view.canPlay || target.named != nil else { return .skipped }
+                let now = InfoSnapshot.hostNow()
+                if let template {
+                    if view.metadata.isEmpty { return .skipped }
+                    return .handled(try template.expand(player.context(metadata: true)) + "\n")
+                }
+                guard !keys.isEmpty else { return view.metadataTable(player: player.target.name).map { .handled($0 + "\n") } ?? .skipped }
+                // playerctl prints only the last key's value, and nothing if any key is missing.
+                var last: String?
+                for key in keys {
+                    guard let v = view.metadataValue(key, at: now) else { return .skipped }
+                    last = v
+                }
+                return .handled(last.map { $0 + "\n" })
+            }
         }
+    }
+
+    /// `--json`: npctl's info (every key, or the keys asked), `elapsed` computed now.
+    private func printJSON() throws {
+        let s = try Remote(global).requireSnapshot(target)
+        var info = s.info
+        if info["elapsed"] != nil { info["elapsed"] = .double(s.position) }
+        guard !keys.isEmpty else { return print(JSONPretty.format(.object(info))) }
+        var found: [String: JSON] = [:]
+        for k in keys {
+            guard let v = s.value(k) else { throw Failure("session \(s.session) has no '\(k)' (it has: \(s.info.keys.sorted().joined(separator: ", ")))") }
+            found[k] = v
+        }
+        print(JSON.object(found).jsonString)
     }
 }

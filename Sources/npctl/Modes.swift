@@ -1,5 +1,6 @@
 import ArgumentParser
 import PlayerHostBase
+import PlayerHostClient
 import PlayerHostModel
 
 /// Repeat and shuffle. Setting goes through the session's command center
@@ -30,8 +31,8 @@ struct ModeSwitch {
     }
 
     /// Sets `mode` through the command center; a disabled command is an error (exit 1).
-    func set(_ mode: String, _ remote: Remote, _ target: SessionOption) throws {
-        try remote.sendReporting(command, session: target.session, [payloadKey: .string(mode)])
+    func set(_ mode: String, _ remote: Remote, _ session: String) throws {
+        try remote.sendReporting(command, session: session, [payloadKey: .string(mode)])
     }
 
     func print(_ c: (session: String, mode: String, source: String), json: Bool) {
@@ -47,34 +48,61 @@ struct ModeSwitch {
 struct Loop: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "loop",
-        abstract: "Print or set the repeat mode: off, one, all (playerctl's None, Track, Playlist work too).",
+        abstract: "Print or set the loop status: None, Track, Playlist (as playerctl; off, one, all work too).",
         discussion: """
             Setting goes through command changeRepeatMode; a session that has it disabled refuses.
 
             Examples:
               npctl loop
-              npctl loop one
-              npctl loop Playlist -s mpv
+              npctl loop Track
+              npctl loop one -p mpv
             """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
-    @Argument(help: ArgumentHelp("off, one or all.", valueName: "mode")) var mode: String?
+    @Argument(help: ArgumentHelp("None, Track or Playlist (off, one, all).", valueName: "mode"),
+              completion: .list(["None", "Track", "Playlist", "off", "one", "all"])) var mode: String?
 
     static func normalize(_ s: String) throws -> String {
         switch s.lowercased() {
         case "off", "none": return "off"
         case "one", "track": return "one"
         case "all", "playlist": return "all"
-        default: throw Failure("loop: '\(s)' is not off, one or all", code: 2)
+        default:
+            PlayerctlFailure.command("Got unknown loop status: '\(s)' (expected 'none', 'playlist', or 'track').").report()
         }
     }
 
     func run() throws {
         try reporting {
+            try global.refuseJSONWithFormat()
+            if playerctlOptions.follow, mode == nil {
+                let template = try playerctlOptions.format.map(parseTemplate)
+                return try Follower(global: global, target: target, withCommands: true, line: { raw, now in
+                    guard let raw else { return nil }
+                    let view = PlayerctlView(raw: raw["snapshot"] ?? .null, commands: raw["commands"]?.arrayValue, language: global.language)
+                    guard let template else { return view.loop }
+                    return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: false, at: now))
+                }).run()
+            }
+            if global.json, mode == nil {
+                return ModeSwitch.loop.print(try ModeSwitch.loop.current(Remote(global), target), json: true)
+            }
+            if mode != nil, playerctlOptions.format != nil {
+                PlayerctlFailure.command("format strings are not supported on command functions.").report()
+            }
             let wanted = try mode.map(Self.normalize)
-            let remote = try Remote(global)
-            if let wanted { return try ModeSwitch.loop.set(wanted, remote, target) }
-            ModeSwitch.loop.print(try ModeSwitch.loop.current(remote, target), json: global.json)
+            let template = try playerctlOptions.format.map(parseTemplate)
+            try PlayerctlRunner.run(global, target, verb: "loop", supportsFormat: true) { player in
+                let view = try player.view(commands: true)
+                if player.target.isImported, !view.hasLoop { return .skipped }
+                if let wanted {
+                    guard let id = view.session else { return .skipped }
+                    try ModeSwitch.loop.set(wanted, player.remote, id)
+                    return .handled(nil)
+                }
+                if let template { return .handled(try template.expand(player.context(metadata: false)) + "\n") }
+                return .handled(view.loop + "\n")
+            }
         }
     }
 }
@@ -83,18 +111,19 @@ struct Loop: ParsableCommand {
 struct Shuffle: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shuffle",
-        abstract: "Print or set the shuffle mode: off, items, collections, or toggle (on = items).",
+        abstract: "Print On or Off (as playerctl), or set the shuffle mode: on, off, toggle, items, collections.",
         discussion: """
             Setting goes through command changeShuffleMode; a session that has it disabled refuses.
 
             Examples:
               npctl shuffle
               npctl shuffle toggle
-              npctl shuffle off -s mpv
+              npctl shuffle Off -p mpv
             """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
-    @Argument(help: ArgumentHelp("off, items, collections or toggle.", valueName: "mode")) var mode: String?
+    @Argument(help: ArgumentHelp("On, Off, Toggle (items, collections).", valueName: "mode"),
+              completion: .list(["On", "Off", "Toggle", "items", "collections"])) var mode: String?
 
     static func normalize(_ s: String) throws -> String {
         switch s.lowercased() {
@@ -102,17 +131,43 @@ struct Shuffle: ParsableCommand {
         case "items", "on": return "items"
         case "collections": return "collections"
         case "toggle": return "toggle"
-        default: throw Failure("shuffle: '\(s)' is not off, items, collections or toggle", code: 2)
+        default:
+            PlayerctlFailure.command("Got unknown shuffle status: '\(s)' (expected 'on', 'off', or 'toggle').").report()
         }
     }
 
     func run() throws {
         try reporting {
-            var wanted = try mode.map(Self.normalize)
-            let remote = try Remote(global)
-            if wanted == "toggle" { wanted = try ModeSwitch.shuffle.current(remote, target).mode == "off" ? "items" : "off" }
-            if let wanted { return try ModeSwitch.shuffle.set(wanted, remote, target) }
-            ModeSwitch.shuffle.print(try ModeSwitch.shuffle.current(remote, target), json: global.json)
+            try global.refuseJSONWithFormat()
+            if playerctlOptions.follow, mode == nil {
+                let template = try playerctlOptions.format.map(parseTemplate)
+                return try Follower(global: global, target: target, withCommands: true, line: { raw, now in
+                    guard let raw else { return nil }
+                    let view = PlayerctlView(raw: raw["snapshot"] ?? .null, commands: raw["commands"]?.arrayValue, language: global.language)
+                    guard let template else { return (view.shuffle ? "On" : "Off") }
+                    return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: false, at: now))
+                }).run()
+            }
+            if global.json, mode == nil {
+                return ModeSwitch.shuffle.print(try ModeSwitch.shuffle.current(Remote(global), target), json: true)
+            }
+            if mode != nil, playerctlOptions.format != nil {
+                PlayerctlFailure.command("format strings are not supported on command functions.").report()
+            }
+            let wanted = try mode.map(Self.normalize)
+            let template = try playerctlOptions.format.map(parseTemplate)
+            try PlayerctlRunner.run(global, target, verb: "shuffle", supportsFormat: true) { player in
+                let view = try player.view(commands: true)
+                if player.target.isImported, !view.hasShuffle { return .skipped }
+                if var wanted {
+                    guard let id = view.session else { return .skipped }
+                    if wanted == "toggle" { wanted = view.shuffle ? "off" : "items" }
+                    try ModeSwitch.shuffle.set(wanted, player.remote, id)
+                    return .handled(nil)
+                }
+                if let template { return .handled(try template.expand(player.context(metadata: false)) + "\n") }
+                return .handled(view.shuffle ? "On\n" : "Off\n")
+            }
         }
     }
 }

@@ -12,15 +12,26 @@ struct NPCtl: ParsableCommand {
         commandName: "npctl",
         abstract: "Control the PlayerHost daemon.",
         discussion: """
-            Verbs act on the Now Playing session unless -s/--session (or -p/--player) names
-            another. Global options go before or after the verb: npctl -s pip status.
+            A drop-in for playerctl: its verbs, options and --format templates print what \
+            playerctl prints. Verbs act on the Now Playing session (the exported MPRIS player \
+            `playerhost`) unless -p/--player names players as `npctl -l` lists them (comma \
+            list, `%any`, `name` matching `name.instance`) or --session names a session. \
+            Global options go before or after the verb: npctl -p mpv status.
 
-            Errors print one line on stderr and exit non-zero (2 for a usage error).
+            playerctl's options: -p/--player NAMES, -i/--ignore-player NAMES, \
+            -a/--all-players, -l/--list-all, -s/--no-messages, -f/--format TEMPLATE, \
+            -F/--follow, -v/--version. npctl's: --session ID, --all (every session), --json, \
+            --socket PATH, --timeout S, --lang TAG.
+
+            Errors print playerctl's line on stderr, then npctl's hint, and exit 1; a usage \
+            error is one line and exits 2.
 
             Examples:
+              npctl                     # the one-line summary (npctl now)
               npctl status
-              npctl -s pip --json status
-              npctl toggle
+              npctl -p mpv,%any metadata --format '{{artist}} - {{title}}'
+              npctl --session pip --json now
+              npctl play-pause
               npctl position 1:30
               npctl watch
 
@@ -28,10 +39,10 @@ struct NPCtl: ParsableCommand {
             """,
         version: HostVersion.string,
         subcommands: [
-            StatusCommand.self, Sessions.self, Watch.self,
+            Now.self, StatusCommand.self, Sessions.self, Watch.self,
             Play.self, Pause.self, PlayPause.self, Stop.self, Next.self, Previous.self,
             Position.self, SkipForward.self, SkipBackward.self, Rate.self, Loop.self, Shuffle.self,
-            Metadata.self, Queue.self, Promote.self, Demote.self, Activate.self, Doctor.self,
+            Metadata.self, Volume.self, Queue.self, Promote.self, Demote.self, Activate.self, Doctor.self,
             Open.self, PluginList.self, Ping.self, Call.self, Daemon.self, ArtworkCommand.self,
         ])
 
@@ -52,16 +63,53 @@ struct NPCtl: ParsableCommand {
     /// Global options are taken before the verb too (see `GlobalOptionHoisting`); an unknown
     /// verb gets the closest known one.
     static func main() {
-        switch GlobalOptionHoisting.arrange(Array(CommandLine.arguments.dropFirst()), verbs: verbTable) {
+        // The parser's own completion requests (`---completion …`) go to it untouched.
+        if CommandLine.arguments.dropFirst().first == "---completion" { return main(Array(CommandLine.arguments.dropFirst())) }
+        let options: PlayerctlArguments, rest: [String]
+        do throws(PlayerctlArguments.Failure) {
+            (options, rest) = try PlayerctlArguments.extract(Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            guard case .missingValue(let o) = error else { Glibc.exit(2) }
+            Stderr.write("Missing argument for \(o)\n")
+            Glibc.exit(2)
+        }
+        playerctlOptions = options
+        if options.version { print("v\(HostVersion.string)"); Glibc.exit(0) }
+        let hasVerb = GlobalOptionHoisting.hasVerb(rest)
+        if options.listAll, !hasVerb { Glibc.exit(ListAll.run(rest)) }
+        // No verb: the one-line summary (playerctl prints its help here).
+        let args = hasVerb || rest.contains(where: { ["-h", "--help", "--generate-completion-script"].contains($0) }) ? rest : ["now"] + rest
+        switch GlobalOptionHoisting.arrange(args, verbs: verbTable) {
         case .arguments(let args):
-            main(args)
+            parseAndRun(args)
         case .unknownVerb(let verb, let suggestion):
             let hint = suggestion.map { " — did you mean '\($0)'?" } ?? " (npctl --help lists the verbs)"
+            Stderr.write("Could not execute command: Command not recognized: \(verb)\n")
             Stderr.write("npctl: unknown verb '\(verb)'\(hint)\n")
             Glibc.exit(2)
         }
     }
+
+    /// The parser's usage errors are one line and exit 2 (as the help says), not its
+    /// multi-line usage text and 64; help and version go through unchanged.
+    static func parseAndRun(_ args: [String]) {
+        do {
+            var command = try parseAsRoot(args)
+            try command.run()
+        } catch {
+            if exitCode(for: error).rawValue == 64 {
+                let line = message(for: error).split(separator: "\n").first.map(String.init) ?? "usage error"
+                Stderr.write("npctl: \(line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line)\n")
+                Glibc.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
 }
+
+/// playerctl's options, taken out of the command line before parsing (`PlayerctlArguments`).
+/// Set once in `main`, before any verb runs; read-only after.
+nonisolated(unsafe) var playerctlOptions = PlayerctlArguments()
 
 /// Options every subcommand takes.
 struct GlobalOptions: ParsableArguments {
@@ -82,6 +130,11 @@ struct GlobalOptions: ParsableArguments {
     /// The language localized values are read in; nil means `und`.
     var language: String? {
         LanguagePreference.resolve(explicit: lang) { name in getenv(name).map { String(cString: $0) } }
+    }
+
+    /// `--json` and playerctl's `--format` each say how to print: together, one line, exit 2.
+    func refuseJSONWithFormat() throws {
+        if json, playerctlOptions.format != nil { throw Failure("--json and --format do not go together: pick one", code: 2) }
     }
 
     /// Connects, or exits with one clear line.

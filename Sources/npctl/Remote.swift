@@ -1,19 +1,38 @@
 import ArgumentParser
+import Glibc
 import PlayerHostBase
 import PlayerHostClient
 import PlayerHostModel
 
-/// `-s/--session` (`-p/--player` for playerctl fingers), taken by every verb that acts on one session.
+/// `--session ID`, taken by every verb that acts on one session. (`-s` is playerctl's
+/// `--no-messages`; `-p/--player` names players, see `PlayerctlArguments`.)
 struct SessionOption: ParsableArguments {
-    @Option(name: [.short, .long, .customShort("p"), .customLong("player")],
-            help: ArgumentHelp("Session id (default: the Now Playing session).", valueName: "id"))
-    var session: String?
-}
+    @Option(name: .customLong("session"), help: ArgumentHelp("Session id (default: the Now Playing session).", valueName: "id"),
+            completion: .custom { _, _, _ in SessionOption.sessionIDs() })
+    var named: String?
 
-/// `-a/--all`, for verbs that can act on every session at once (`npctl -a pause`).
-struct AllOption: ParsableArguments {
-    @Flag(name: [.short, .long], help: "Act on every session (those whose command is unavailable are skipped).")
-    var all = false
+    /// The player `--follow` follows, for `{{playerName}}` and the metadata table: the one
+    /// `--session` or `-p` names, else the exported player.
+    var followed: PlayerTarget {
+        if let named { return PlayerTarget(instance: named, session: named) }
+        if let id = session { return PlayerTarget(instance: String(id.dropFirst(PlayerTarget.importPrefix.count)), session: id) }
+        return PlayerTarget(instance: PlayerTarget.exported, session: nil)
+    }
+
+    /// The daemon's session ids, for shell completion (none when it does not answer at once).
+    static func sessionIDs() -> [String] {
+        guard let client = try? ControlClient(path: SocketLocation.resolve(explicit: nil), timeout: 1),
+              let list = try? client.call("session.list") else { return [] }
+        return list.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+    }
+
+    /// The session meant: `--session`, else the one player `-p` names when it is an imported
+    /// one (`-p mpv` → `mpris-mpv`), else nil (the Now Playing session).
+    var session: String? {
+        if let named { return named }
+        guard let first = playerctlOptions.selection.players?.first, first != "%any", first != PlayerTarget.exported else { return nil }
+        return PlayerTarget.importPrefix + first
+    }
 }
 
 /// One connection to the daemon for the whole verb, so a verb that needs several calls
@@ -60,7 +79,7 @@ struct Remote {
         return [RPCErrorCode.commandDisabled, .commandHasNoTarget].map(\.rawValue).contains(e.code)
     }
 
-    static let nothingPlaying = "nothing is Now Playing; name a session with -s"
+    static let nothingPlaying = "nothing is Now Playing; name a session with --session"
 
     /// The session a verb means: the one named with `-s`, else the Now Playing one. Used where
     /// the method needs an explicit id (`player.*`, `session.get`); methods that default to the
@@ -101,12 +120,18 @@ struct Remote {
 
     /// Sends a command and fails (exit 1) with its status unless it succeeded; `--json` prints
     /// the reply either way, otherwise success prints nothing (like playerctl).
-    func sendReporting(_ command: String, session: String?, _ payload: [String: JSON] = [:]) throws {
+    ///
+    /// `asPlayerctl`: the command was sent as MPRIS sends it, and playerctl exits 0 whatever the
+    /// player then does (at the last track, `next` does nothing): so does npctl, telling a
+    /// person at a terminal why on stderr. With `--json` the reply says it, and exit 1.
+    func sendReporting(_ command: String, session: String?, _ payload: [String: JSON] = [:], asPlayerctl: Bool = false) throws {
         let r = try send(command, session: session, payload)
         if global.json { print(r.jsonString) }
         let status = r["status"]?.stringValue ?? "unknown"
         if status != "success" {
-            throw Failure("\(command) on \(r["session"]?.stringValue ?? "?"): \(status)")
+            let message = "\(command) on \(r["session"]?.stringValue ?? "?"): \(status)"
+            guard asPlayerctl, !global.json else { throw Failure(message) }
+            if isatty(2) != 0, !playerctlOptions.noMessages { Stderr.write("npctl: \(message)\n") }
         }
     }
 

@@ -25,34 +25,50 @@ struct Position: ParsableCommand {
     @Argument(help: ArgumentHelp("S, M:SS, H:MM:SS, +S, -S, S+ or S-.", valueName: "pos"))
     var offset: String?
 
-    static func parse(_ s: String) throws -> PositionRequest {
-        guard let r = PositionRequest(s) else {
-            throw Failure("position: '\(s)' is not a time: use \(PositionRequest.forms)", code: 2)
-        }
-        return r
-    }
-
     func run() throws {
         try reporting {
-            let request = try offset.map(Self.parse)
-            let remote = try Remote(global)
-            guard let request else {
-                let s = try remote.requireSnapshot(target)
-                if global.json {
-                    print(JSON.object(["session": .string(s.session), "position": .double(s.position)]).jsonString)
-                } else {
-                    print(TimeText.number(s.position))
+            try global.refuseJSONWithFormat()
+            let o = playerctlOptions
+            if o.follow, offset == nil {
+                let template = try o.format.map(parseTemplate)
+                return try Follower(global: global, target: target, tick: template?.contains("position") ?? false, line: { raw, now in
+                    guard let raw else { return nil }
+                    let view = PlayerctlView(raw: raw, language: global.language)
+                    guard let template else { return view.positionText(at: now) }
+                    return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: false, at: now))
+                }).run()
+            }
+            if global.json, offset == nil {
+                let s = try Remote(global).requireSnapshot(target)
+                return print(JSON.object(["session": .string(s.session), "position": .double(s.position)]).jsonString)
+            }
+            guard let offset else {
+                let template = try o.format.map(parseTemplate)
+                return try PlayerctlRunner.run(global, target, verb: "position", supportsFormat: true) { player in
+                    guard let template else { return .handled(try player.view().positionText(at: InfoSnapshot.hostNow()) + "\n") }
+                    return .handled(try template.expand(player.context(metadata: false)) + "\n")
                 }
-                return
             }
-            if case .absolute(let to) = request {
-                return try remote.sendReporting("changePlaybackPosition", session: target.session, ["position": .double(to)])
+            if o.format != nil { PlayerctlFailure.command("format strings are not supported on command functions.").report() }
+            guard let request = PositionRequest(offset) else {
+                var f = PlayerctlFailure.command("Could not parse position as a number: \(offset)")
+                f.hints = ["position takes \(PositionRequest.forms)"]
+                f.report()
             }
-            // Relative: from where the session is now, sent to that same session (not whatever
-            // is Now Playing by the time the seek arrives).
-            let s = try remote.requireSnapshot(target)
-            let to = request.target(from: s.position, duration: s.duration)
-            try remote.sendReporting("changePlaybackPosition", session: s.session, ["position": .double(to)])
+            try PlayerctlRunner.run(global, target, verb: "position", supportsFormat: true) { player in
+                let view = try player.view(commands: true)
+                guard view.canSeek, let id = view.session else { return .skipped }
+                var to: Double
+                switch request {
+                case .absolute(let t): to = t
+                default:
+                    // Relative: from where the session is now, sent to that same session.
+                    let s = InfoSnapshot(try player.raw())
+                    to = request.target(from: s.position, duration: s.duration)
+                }
+                try player.remote.sendReporting("changePlaybackPosition", session: id, ["position": .double(to)], asPlayerctl: true)
+                return .handled(nil)
+            }
         }
     }
 }

@@ -199,7 +199,7 @@ struct ArtworkEndToEndTests {
         #expect(try f.client.call("artwork.get", ["session": "r", "width": 64, "height": 64])["path"] == small["path"], "cached")
         let large = try f.client.call("artwork.get", ["session": "r", "width": 4000, "height": 4000])
         #expect(large["width"] == 1000 && large["original"] == true, "never upscaled")
-        let cli = try NpctlEndToEndTests.npctl("artwork -s r --size 300x300", socket: f.daemon.socketPath)
+        let cli = try NpctlEndToEndTests.npctl("artwork --session r --size 300x300", socket: f.daemon.socketPath)
         #expect(cli.output == (mid["path"]?.stringValue ?? "?") + "\n")
 
         f.stopServer()

@@ -25,11 +25,11 @@ import Testing
         #expect(abs((try item()?["duration"]?.doubleValue ?? 0) - 60) < 0.5)
         #expect(try f.client.call("session.get", ["session": "mpris-mpv"])["kind"] == "mpris")
 
-        #expect(try f.npctl("pause -s mpris-mpv").status == 0)
+        #expect(try f.npctl("pause --session mpris-mpv").status == 0)
         #expect(try f.waitUntil(10) { try f.session("mpris-mpv")?["playbackState"] == "paused" })
         #expect(try mpv.get("pause") == true)
 
-        #expect(try f.npctl("position 10 -s mpris-mpv").status == 0)
+        #expect(try f.npctl("position 10 --session mpris-mpv").status == 0)
         let at = try mpv.number("time-pos")
         #expect(at >= 9.5 && at < 12, "mpv at \(at)")
 

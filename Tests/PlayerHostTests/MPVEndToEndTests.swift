@@ -25,7 +25,7 @@ struct MPVEndToEndTests {
         #expect(info["albumTitle"] == "Test Album")
         #expect(abs((info["duration"]?.doubleValue ?? 0) - 60) < 0.1)
         #expect(info["queueCount"] == 2)
-        let status = try f.npctl("status")
+        let status = try f.npctl("now")
         #expect(status.output.contains("Sine One") && status.output.contains("1:00"), "\(status.output)")
         let sessions = try f.npctl("sessions")
         #expect(sessions.output.contains("mpv") && sessions.output.contains("playing"), "\(sessions.output)")
@@ -74,14 +74,16 @@ struct MPVEndToEndTests {
         #expect(try f.npctl("loop one").status == 0)
         #expect(try mpv.get("loop-file") == "inf")
         // Remotes show the mode mpv reported (currentRepeatType follows player.sync).
-        #expect(try f.npctl("loop").output == "one\n")
+        #expect(try f.npctl("loop").output == "Track\n")
         #expect(try f.npctl("loop all").status == 0)
         #expect(try mpv.get("loop-file") == false && mpv.get("loop-playlist") == "inf")
         #expect(try f.npctl("loop off").status == 0)
         #expect(try mpv.get("loop-playlist") == false)
 
-        // At the last item there is no next: the command says so, mpv stays.
-        let atEnd = try f.npctl("next")
+        // At the last item there is no next: mpv stays. As playerctl, npctl exits 0 (the
+        // command was sent); --json shows the command's answer and exits 1.
+        #expect(try f.npctl("next") == (0, ""))
+        let atEnd = try f.npctl("--json next")
         #expect(atEnd.status == 1 && atEnd.output.contains("noSuchContent"), "\(atEnd.output)")
         #expect(try mpv.get("playlist-pos") == 1)
 
@@ -239,14 +241,14 @@ extension MPVEndToEndTests {
         }
         #expect(try audio("main")["interrupted"] == true, "mpv, opened last, interrupted main")
 
-        let main = try f.npctl("play -s main")
+        let main = try f.npctl("play --session main")
         #expect(main.status == 0, "\(main.output)")
         _ = try f.waitForPlayer(watcher, deadline: 10) { $0["rate"] == 0.0 }
         #expect(try audio("mpv")["interrupted"] == true)
         #expect(try f.probe().get("pause") == true, "main interrupted mpv: mpv paused")
         #expect(try f.client.call("nowPlaying.get")["session"] == "main")
 
-        let mpv = try f.npctl("play -s mpv")
+        let mpv = try f.npctl("play --session mpv")
         #expect(mpv.status == 0, "\(mpv.output)")
         _ = try f.waitForPlayer(watcher, deadline: 10) { ($0["rate"]?.doubleValue ?? 0) > 0 }
         #expect(try f.probe().get("pause") == false, "mpv plays again")

@@ -23,13 +23,22 @@ import Testing
         defer { demo.close() }
         let pip = "Paused: Apple — WWDC22 — Explore media metadata publishing  0:00/21:00  [pip]\n"
         try Self.expect(demo, [
-            ("-s pip status", 0, pip),
-            ("-p pip status", 0, pip),
-            ("status --player pip", 0, pip),
-            ("--socket '\(demo.daemon.socketPath)' -s pip status", 0, pip),
-            ("-a pause", 0, ""),
-            ("-a status --format '{{session}} {{status}}'", 0, "main Paused\npip Paused\nrace Paused\n"),
-            ("--json -a play", 0, """
+            ("--session pip now", 0, pip),
+            ("now --session pip", 0, pip),
+            ("--socket '\(demo.daemon.socketPath)' --session pip now", 0, pip),
+            ("-p playerhost status", 0, "Playing\n"),
+            ("status --player playerhost", 0, "Playing\n"),
+            ("status -p %any", 0, "Playing\n"),
+            ("-s -p nope status", 1, ""),
+            ("-p nope status", 1, "No players found\nnpctl: no player 'nope' (players: playerhost)\n"),
+            ("-v", 0, "v\(HostVersion.string)\n"),
+            ("--version", 0, "v\(HostVersion.string)\n"),
+            ("-l", 0, "playerhost\n"),
+            ("--json -f x status", 2, "npctl: --json and --format do not go together: pick one\n"),
+            ("--json loop -f x", 2, "npctl: --json and --format do not go together: pick one\n"),
+            ("--all pause", 0, ""),
+            ("--all now --format '{{session}} {{status}}'", 0, "main Paused\npip Paused\nrace Paused\n"),
+            ("--json --all play", 0, """
                 {"command":"play","session":"main","status":"success"}
                 {"command":"play","session":"pip","status":"success"}
                 {"command":"play","session":"race","status":"success"}
@@ -38,9 +47,9 @@ import Testing
         ])
         // The same JSON either way round, paused so that elapsed holds still (the timestamp
         // is each reply's own instant).
-        try Self.expect(demo, [("pause -s pip", 0, ""), ("position 0 -s pip", 0, "")])
-        var before = try demo.json("-s pip --json status").objectValue ?? [:]
-        var after = try demo.json("status -s pip --json").objectValue ?? [:]
+        try Self.expect(demo, [("pause --session pip", 0, ""), ("position 0 --session pip", 0, "")])
+        var before = try demo.json("--session pip --json now").objectValue ?? [:]
+        var after = try demo.json("now --session pip --json").objectValue ?? [:]
         #expect(before.removeValue(forKey: "timestamp") != nil)
         after["timestamp"] = nil
         #expect(JSON.object(before) == JSON.object(after))
@@ -62,20 +71,27 @@ import Testing
             ("pause", 0, ""),
             ("position 0", 0, ""),
             ("metadata --format '{{xesam:artist}} - {{xesam:title}} {{duration(mpris:length)}}'", 0, "U2 - Magnificent 5:24\n"),
-            ("metadata xesam:album mpris:length", 0, "No Line on the Horizon\n324000000\n"),
-            ("status --format '{{playerName}}: {{album}} {{emoji(status)}} {{default(genre, \"-\")}} {{markup_escape(\"a&b\")}}'", 0,
-             "main: No Line on the Horizon ⏸️ - a&amp;b\n"),
-            ("status --format '{{uc(title'", 2, "npctl: --format: '{{' without '}}' in {{uc(title\n"),
-            ("status -s loc", 0, "Stopped: Band — Hello  0:00  [loc]\n"),
-            ("status -s loc --lang es", 0, "Stopped: Band — Hola  0:00  [loc]\n"),
-            ("status -s loc --lang es-MX", 0, "Stopped: Band — Hola  0:00  [loc]\n"),
-            ("status -s loc --lang fr", 0, "Stopped: Band — Hello  0:00  [loc]\n"),
-            ("--lang es metadata -s loc title", 0, "Hola\n"),
-            ("status --lang es", 0, "Paused: U2 — Magnificent  0:00/5:24  [main]\n"),
+            // playerctl prints the last key's value only.
+            ("metadata xesam:album mpris:length", 0, "324000000\n"),
+            ("metadata xesam:album", 0, "No Line on the Horizon\n"),
+            // status's context has no metadata (album is empty), as playerctl's.
+            ("status --format '{{playerName}}: [{{album}}] {{emoji(status)}} {{default(genre, \"-\")}} {{markup_escape(\"a&b\")}}'", 0,
+             "playerhost: [] ⏸️ - a&amp;b\n"),
+            ("metadata --format '{{album}} {{mpris:length / 1000000}} {{trunc(title, 3)}}'", 0, "No Line on the Horizon 324.0 Mag…\n"),
+            ("status --format '{{uc(title'", 1, "Could not execute command: unexpected end of expression\n"),
+            ("status --format '{{shout(title)}}'", 1, "Could not execute command: unknown template function: shout\n"),
+            ("--json status --format x", 2, "npctl: --json and --format do not go together: pick one\n"),
+            ("now --session loc", 0, "Stopped: Band — Hello  0:00  [loc]\n"),
+            ("now --session loc --lang es", 0, "Stopped: Band — Hola  0:00  [loc]\n"),
+            ("now --session loc --lang es-MX", 0, "Stopped: Band — Hola  0:00  [loc]\n"),
+            ("now --session loc --lang fr", 0, "Stopped: Band — Hello  0:00  [loc]\n"),
+            ("--lang es metadata --session loc title", 0, "Hola\n"),
+            ("now --lang es", 0, "Paused: U2 — Magnificent  0:00/5:24  [main]\n"),
+            ("--lang es", 0, "Paused: U2 — Magnificent  0:00/5:24  [main]\n"),
         ])
         // The default comes from the locale: LC_ALL over LANG; C means und.
         for (env, title) in [("LANG=es_ES.UTF-8", "Hola"), ("LANG=fr_FR.UTF-8 LC_ALL=es_ES.UTF-8", "Hola"), ("LANG=C", "Hello")] {
-            let r = try runShell("env \(env) PLAYERHOST_SOCKET='\(demo.daemon.socketPath)' '\(DaemonHarness.npctl)' metadata -s loc title")
+            let r = try runShell("env \(env) PLAYERHOST_SOCKET='\(demo.daemon.socketPath)' '\(DaemonHarness.npctl)' metadata --session loc title")
             #expect(r == (0, title + "\n"), "\(env)")
         }
     }
@@ -87,22 +103,23 @@ import Testing
             ("toggle", 0, ""),
             ("status --format '{{status}}'", 0, "Paused\n"),
             ("position 1:30", 0, ""),
-            ("position", 0, "90\n"),
+            ("position", 0, "90.000000\n"),
             ("position -5", 0, ""),
-            ("position", 0, "85\n"),
+            ("position", 0, "85.000000\n"),
             ("position +1:00", 0, ""),
-            ("position", 0, "145\n"),
+            ("position", 0, "145.000000\n"),
             ("position 30-", 0, ""),
-            ("position", 0, "115\n"),
+            ("position", 0, "115.000000\n"),
             ("position 0:01:05", 0, ""),
-            ("position", 0, "65\n"),
-            ("position 1:60", 2, "npctl: position: '1:60' is not a time: use \(PositionRequest.forms)\n"),
+            ("position", 0, "65.000000\n"),
+            ("position 1:60", 1, "Could not execute command: Could not parse position as a number: 1:60\nnpctl: position takes \(PositionRequest.forms)\n"),
             ("next", 0, ""),
             ("prev", 0, ""),
             ("queue", 0, "> 1. U2 — Magnificent  5:24\n  2. U2 — Moment of Surrender  7:24\n  3. U2 — Unknown Caller  6:03\n"),
-            ("stauts", 2, "npctl: unknown verb 'stauts' — did you mean 'status'?\n"),
-            ("-s pip plya", 2, "npctl: unknown verb 'plya' — did you mean 'play'?\n"),
-            ("xyzzy", 2, "npctl: unknown verb 'xyzzy' (npctl --help lists the verbs)\n"),
+            ("stauts", 2, "Could not execute command: Command not recognized: stauts\nnpctl: unknown verb 'stauts' — did you mean 'status'?\n"),
+            ("--session pip plya", 2, "Could not execute command: Command not recognized: plya\nnpctl: unknown verb 'plya' — did you mean 'play'?\n"),
+            ("xyzzy", 2, "Could not execute command: Command not recognized: xyzzy\nnpctl: unknown verb 'xyzzy' (npctl --help lists the verbs)\n"),
+            ("rate abc", 2, "npctl: The value 'abc' is invalid for '<rate>'\n"),
             ("rate 3", 1, "npctl: changePlaybackRate: rate 3.0 is not one of supportedPlaybackRates (supported: 0.5, 0.75, 1, 1.25, 1.5, 2)\n"),
             ("activate", 2, "npctl: name a session, e.g. npctl activate pip\n"),
         ])
@@ -110,7 +127,7 @@ import Testing
 
         // loop goes through the command center; with changeRepeatMode disabled it refuses and
         // the player's mode stays as it was (no way around the command center).
-        try Self.expect(demo, [("loop one", 0, ""), ("loop", 0, "one\n")])
+        try Self.expect(demo, [("loop one", 0, ""), ("loop", 0, "Track\n")])
         _ = try demo.json(#"call command.enable '{"session":"main","command":"changeRepeatMode","enabled":false}'"#)
         try Self.expect(demo, [("loop all", 1, "npctl: changeRepeatMode is disabled on session 'main'\n")])
         #expect(try demo.json("call player.get '{\"session\":\"main\"}'")["repeatMode"] == "one")
@@ -126,7 +143,7 @@ import Testing
     /// in the source (so no line is followed by one starting in lower case inside a paragraph
     /// of a narrow terminal's width).
     @Test func everyVerbsHelpHasExamples() throws {
-        let verbs = ["status", "sessions", "watch", "play", "pause", "play-pause", "stop", "next", "previous", "position",
+        let verbs = ["now", "status", "volume", "sessions", "watch", "play", "pause", "play-pause", "stop", "next", "previous", "position",
                      "skip-forward", "skip-backward", "rate", "loop", "shuffle", "metadata", "queue", "promote", "demote",
                      "activate", "doctor", "open", "plugins", "ping", "call", "daemon", "daemon stop", "daemon status"]
         for verb in verbs {
@@ -153,15 +170,18 @@ import Testing
             """)
         #expect(made.output == "ok\n")
         // What demo.sh runs.
-        try Self.expect(demo, [("open -s mpv '\(tone)'", 0, "mpv\n"), ("loop one -s mpv", 0, "")])
-        #expect(try demo.npctl("status").output.hasPrefix("Playing: The Sine Waves — Concert A  "))
+        try Self.expect(demo, [("open -s mpv '\(tone)'", 0, "mpv\n"), ("loop one --session mpv", 0, "")])
+        #expect(try demo.npctl("now").output.hasPrefix("Playing: The Sine Waves — Concert A  "))
         // Without the repair, promote says why it cannot (the bug report's first try).
         try Self.expect(demo, [("promote pip", 1, "npctl: pip cannot become active: audio session interrupted by session mpv\n")])
         // The hint's commands, in order.
         let npctl = "PLAYERHOST_SOCKET='\(demo.daemon.socketPath)' '\(DaemonHarness.npctl)'"
+        #expect(try demo.npctl("").output.hasPrefix("Playing: The Sine Waves — Concert A  "))
         try Self.expect(demo, [
+            ("status", 0, "Playing\n"),
             ("play-pause", 0, ""),
             ("status --format '{{status}} {{session}}'", 0, "Paused mpv\n"),
+            ("metadata --format '{{artist}} - {{title}}'", 0, "The Sine Waves - Concert A\n"),
             ("play-pause", 0, ""),
             ("position 30+", 0, ""),
             ("activate pip && \(npctl) promote pip", 0, "pip's audio session is active\npip is now its app's active session\n"),
@@ -171,6 +191,6 @@ import Testing
             ("open '\(tone)'", 0, "mpv\n"),
         ])
         #expect(try demo.npctl("doctor").status == 0)
-        #expect(try demo.npctl("queue -s mpv").output == "> 1. The Sine Waves — Concert A  2:00\n  2. The Sine Waves — Concert A  2:00\n")
+        #expect(try demo.npctl("queue --session mpv").output == "> 1. The Sine Waves — Concert A  2:00\n  2. The Sine Waves — Concert A  2:00\n")
     }
 }

@@ -2,11 +2,11 @@ import Glibc
 import Testing
 @testable import PlayerHost
 
-/// npctl's long-running verbs against a real daemon: `status --follow` across a daemon
+/// npctl's long-running verbs against a real daemon: `metadata --follow` across a daemon
 /// restart, and `watch` in a real terminal (tmux). Every wait polls with a deadline.
 @Suite(.serialized) struct NpctlLiveTests {
-    /// `--follow` keeps printing across `npctl daemon stop; npctl daemon start`, and ends
-    /// with 0 on Ctrl-C (SIGINT).
+    /// `--follow` waits for a daemon that is not running yet, keeps printing across `npctl
+    /// daemon stop; npctl daemon start`, and ends with 0 on Ctrl-C (SIGINT), as playerctl's.
     @Test func followSurvivesADaemonRestart() throws {
         let dir = DaemonHarness.makeTempDirectory()
         defer { _ = try? runShell("PLAYERHOST_SOCKET='\(dir)/s' timeout 30 '\(DaemonHarness.npctl)' daemon stop >/dev/null 2>&1; rm -rf '\(dir)'") }
@@ -16,9 +16,9 @@ import Testing
         // the restart, any new line proves the follower went on, and pausing main must reach it.
         let script = """
             start() { timeout 30 "$N" daemon start -- --config "$C" >/dev/null; }
-            start
-            coproc F { exec timeout 60 "$N" status --follow --format "{{status}} {{title}}"; }
+            coproc F { exec timeout 60 "$N" metadata --follow --format "{{status}} {{title}}"; }
             exec 3<&"${F[0]}"; pid=$F_PID
+            start
             a=""
             while [ "$a" != "Playing Magnificent" ] && read -r -t 20 a <&3; do :; done
             timeout 30 "$N" daemon stop >/dev/null
@@ -31,6 +31,30 @@ import Testing
             """
         let r = try runShell("PLAYERHOST_SOCKET='\(dir)/s' XDG_STATE_HOME='\(dir)/state' N='\(DaemonHarness.npctl)' C='\(config)' bash -c '\(script)'")
         #expect(r.output == "Playing Magnificent\nPaused Magnificent\nrc=0\n", "\(r.output)")
+    }
+
+    /// `loop --follow` and `shuffle --follow` print playerctl's words now and on each change
+    /// (the command center's mode: a change comes as a commands or players event).
+    @Test func loopAndShuffleFollowTheirMode() throws {
+        let demo = try NpctlEndToEndTests.Demo()
+        defer { demo.close() }
+        let script = """
+            coproc F { exec timeout 20 "$N" loop --follow; }
+            exec 3<&"${F[0]}"; pid=$F_PID
+            read -r -t 20 a <&3
+            timeout 20 "$N" loop Track
+            read -r -t 20 b <&3
+            kill "$pid"; wait "$pid"
+            coproc G { exec timeout 20 "$N" -F shuffle; }
+            exec 4<&"${G[0]}"; pid=$G_PID
+            read -r -t 20 c <&4
+            timeout 20 "$N" shuffle On
+            read -r -t 20 d <&4
+            kill "$pid"; wait "$pid"
+            echo "$a $b $c $d"
+            """
+        let r = try runShell("PLAYERHOST_SOCKET='\(demo.daemon.socketPath)' N='\(DaemonHarness.npctl)' bash -c '\(script)'")
+        #expect(r.output == "Playlist Track Off On\n", "\(r.output)")
     }
 
     /// A private tmux server running a shell, polled with deadlines.

@@ -178,40 +178,40 @@ import Testing
         #expect(sessions.first { $0["id"] == "swift-clock" }?["app"] == "swift-clock")
 
         // Before any command: paused (or interrupted, when the other plugin activated later).
-        let radioBefore = try rig.npctl("status -s py-radio").output
+        let radioBefore = try rig.npctl("now --session py-radio").output
         #expect(radioBefore.hasSuffix(": PlayerHost examples — Py Radio  0:00 (live)  [py-radio]\n"), "\(radioBefore)")
-        let clockBefore = try rig.npctl("status -s swift-clock").output
+        let clockBefore = try rig.npctl("now --session swift-clock").output
         #expect(clockBefore.hasSuffix(": Swift Clock — Tick  0:00/1:00  [swift-clock]\n"), "\(clockBefore)")
 
         // Python: manual info and its own playing state; each command reaches its handler,
         // which answers success and republishes.
-        #expect(try rig.npctl("play -s py-radio") == (0, ""))
-        let radio = try rig.json("status --json -s py-radio")
+        #expect(try rig.npctl("play --session py-radio") == (0, ""))
+        let radio = try rig.json("now --json --session py-radio")
         #expect(radio["playbackState"] == "playing")
         #expect(radio["info"]?["extra"] == ["handled": 1, "last": "play"])
-        let radioStatus = try rig.npctl("status -s py-radio").output
+        let radioStatus = try rig.npctl("now --session py-radio").output
         #expect(radioStatus.hasPrefix("Playing: PlayerHost examples — Py Radio  "), "\(radioStatus)")
         #expect(radioStatus.hasSuffix(" (live)  [py-radio]\n"), "\(radioStatus)")
-        #expect(try rig.npctl("play-pause -s py-radio") == (0, ""))
-        let toggled = try rig.json("status --json -s py-radio")
+        #expect(try rig.npctl("play-pause --session py-radio") == (0, ""))
+        let toggled = try rig.json("now --json --session py-radio")
         #expect(toggled["playbackState"] == "paused")
         #expect(toggled["info"]?["extra"] == ["handled": 2, "last": "togglePlayPause"])
-        #expect(try rig.npctl("metadata -s py-radio albumTitle").output == "Live from Python\n")
-        #expect(try rig.npctl("play -s py-radio") == (0, ""))
-        #expect(try rig.json("status --json -s py-radio")["playbackState"] == "playing")
+        #expect(try rig.npctl("metadata --session py-radio albumTitle").output == "Live from Python\n")
+        #expect(try rig.npctl("play --session py-radio") == (0, ""))
+        #expect(try rig.json("now --json --session py-radio")["playbackState"] == "playing")
 
         // Swift: a clock player published automatically; the handlers drive it. Playing
         // activates its audio, which interrupts py-radio.
-        #expect(try rig.npctl("play -s swift-clock") == (0, ""))
-        #expect(try rig.json("status --json -s swift-clock")["playbackState"] == "playing")
-        #expect(try rig.npctl("next -s swift-clock") == (0, ""))
-        let clock = try rig.json("status --json -s swift-clock")
+        #expect(try rig.npctl("play --session swift-clock") == (0, ""))
+        #expect(try rig.json("now --json --session swift-clock")["playbackState"] == "playing")
+        #expect(try rig.npctl("next --session swift-clock") == (0, ""))
+        let clock = try rig.json("now --json --session swift-clock")
         #expect(clock["info"]?["title"] == "Tock")
         #expect(clock["info"]?["albumTitle"] == "PlayerHost examples", "from the items' info")
-        #expect(try rig.npctl("play-pause -s swift-clock") == (0, ""))
-        let paused = try rig.npctl("status -s swift-clock").output
+        #expect(try rig.npctl("play-pause --session swift-clock") == (0, ""))
+        let paused = try rig.npctl("now --session swift-clock").output
         #expect(paused.hasPrefix("Paused: Swift Clock — Tock  0:0") && paused.hasSuffix("/1:30  [swift-clock]\n"), "\(paused)")
-        #expect(try rig.npctl("stop -s swift-clock").status == 1, "stop has no target: refused, not hung")
+        #expect(try rig.npctl("stop --session swift-clock").status == 1, "stop has no target: refused, not hung")
 
         // The radio got the interruption as an event (it owns the session) and paused itself.
         var interrupted: JSON = .null
@@ -220,7 +220,7 @@ import Testing
             return interrupted["info"]?["extra"]?["last"] == "interruption"
         }, "\(interrupted)")
         #expect(interrupted["playbackState"] == "interrupted")
-        #expect(try rig.npctl("status -s py-radio").output.hasPrefix("Interrupted: PlayerHost examples — Py Radio"))
+        #expect(try rig.npctl("now --session py-radio").output.hasPrefix("Interrupted: PlayerHost examples — Py Radio"))
 
         // Both are listed as supervised processes.
         let table = try rig.npctl("plugins")
@@ -279,8 +279,8 @@ import Testing
 
         // The new instance works like the first.
         try rig.waitUntilTargeted("py-radio", ["play", "pause", "togglePlayPause"], client)
-        #expect(try rig.npctl("play -s py-radio") == (0, ""))
-        #expect(try rig.json("status --json -s py-radio")["playbackState"] == "playing")
+        #expect(try rig.npctl("play --session py-radio") == (0, ""))
+        #expect(try rig.json("now --json --session py-radio")["playbackState"] == "playing")
 
         // kill -9 of the daemon itself: the plugin it started does not linger reconnecting (a
         // restarted daemon starts its own copy); it sees it was orphaned and exits.

@@ -53,9 +53,9 @@ import Testing
         let three = f.daemon.directory + "/three.ogg"
         #expect(try runShell("sox -n -r 44100 -c 2 --comment 'title=Sine Three' '\(three)' synth 40 sine 550 && echo ok").output == "ok\n")
         #expect(try f.npctl("open -s m '\(f.one)' '\(f.two)' '\(three)'").output == "m\n")
-        #expect(try f.npctl("next -s m").status == 0)
-        #expect(try f.npctl("pause -s m").status == 0)
-        #expect(try f.npctl("position -s m 20").status == 0)
+        #expect(try f.npctl("next --session m").status == 0)
+        #expect(try f.npctl("pause --session m").status == 0)
+        #expect(try f.npctl("position --session m 20").status == 0)
         let before = try f.probe(session: "m")
         #expect(try before.get("playlist-pos") == 1)
         #expect(abs(try before.number("time-pos") - 20) < 0.3)
@@ -91,7 +91,7 @@ import Testing
         #expect(abs(try mpv.number("time-pos") - 20) <= 1)
 
         // Play goes on from there.
-        #expect(try f.npctl("play -s m").status == 0)
+        #expect(try f.npctl("play --session m").status == 0)
         #expect(try mpv.get("pause") == false)
         #expect(try mpv.get("playlist-pos") == 1)
         #expect(try mpv.number("time-pos") >= 19)
@@ -100,7 +100,7 @@ import Testing
         // Opening more into the session while it is paused plays it (mpv.open sends `play`
         // through the host, which asks the plugin): the plugin's answer never waits for the
         // host's reply to its own report, which sits behind that very `command.send`.
-        #expect(try f.npctl("pause -s m").status == 0)
+        #expect(try f.npctl("pause --session m").status == 0)
         #expect(try c.call("mpv.open", ["session": "m", "urls": [.string(f.one)]])["id"] == "m")
         #expect(try mpv.get("playlist-count") == 4)
         #expect(try mpv.get("pause") == false)

@@ -1,5 +1,6 @@
 /// Lets npctl take its global options anywhere, as playerctl, git and systemctl do:
-/// `npctl -s pip --json status` means `npctl status -s pip --json`.
+/// `npctl --session pip --json now` means `npctl now --session pip --json`. (playerctl's own
+/// options are taken out before this, anywhere: `PlayerctlArguments`.)
 ///
 /// The argument parser only knows options after the verb, so the command line is rearranged
 /// before it parses: options before the verb move to just after the verb (and its sub-verb,
@@ -9,9 +10,9 @@
 /// closest known one.
 public enum GlobalOptionHoisting {
     /// Global options that take a value.
-    public static let valued: Set<String> = ["--socket", "--timeout", "-s", "--session", "-p", "--player", "--lang"]
+    public static let valued: Set<String> = ["--socket", "--timeout", "--session", "--lang"]
     /// Global flags.
-    public static let flags: Set<String> = ["--json", "-a", "--all"]
+    public static let flags: Set<String> = ["--json"]
     /// Verb options that take a value, so a negative value after them stays theirs.
     static let verbValued: Set<String> = ["-f", "--format"]
 
@@ -63,6 +64,20 @@ public enum GlobalOptionHoisting {
             if let dash = rest.firstIndex(of: "--") { rest.insert(contentsOf: negatives, at: dash + 1) } else { rest += ["--"] + negatives }
         }
         return .arguments(path + hoisted + rest)
+    }
+
+    /// True when `args` name a verb: a word that is not an option nor a global option's value
+    /// (`npctl --lang es` has none: it means `npctl now --lang es`).
+    public static func hasVerb(_ args: [String]) -> Bool {
+        var i = 0
+        while i < args.count {
+            let a = args[i]
+            if a == "--" { return false }
+            if valued.contains(a) { i += 2; continue }
+            if !a.hasPrefix("-") { return true }
+            i += 1
+        }
+        return false
     }
 
     /// `-5`, `-1:30`, `-0.5`: a sign and digits, colons, dots — never an npctl option.

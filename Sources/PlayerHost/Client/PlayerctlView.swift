@@ -1,0 +1,189 @@
+import PlayerHostBase
+import PlayerHostModel
+
+/// One session as an MPRIS player shows it — the same mapping the daemon's MPRIS export makes
+/// (`MPRISProperties`, which npctl cannot link: it lives beside the D-Bus code) — so npctl's
+/// playerctl verbs print what `playerctl -p playerhost` prints, byte for byte.
+///
+/// Built from a snapshot reply (`nowPlaying.get`/`info.get`: `{session, info, playbackState,
+/// timestamp}`, or null for "nothing Now Playing", which MPRIS shows as a Stopped player with
+/// empty metadata) and, when known, the session's `commands` (from `session.get`).
+public struct PlayerctlView: Sendable {
+    /// The session shown, nil when nothing is.
+    public let session: String?
+    public let status: String
+    /// `None`, `Track`, `Playlist`.
+    public let loop: String
+    public let shuffle: Bool
+    /// Sorted by key, as the export writes the dictionary (and so as playerctl lists it).
+    public let metadata: [(key: String, value: PlayerValue)]
+    public let canPlay: Bool
+    public let canPause: Bool
+    public let canGoNext: Bool
+    public let canGoPrevious: Bool
+    public let canSeek: Bool
+    /// Whether the session's repeat / shuffle command is available (an imported player without
+    /// `LoopStatus` or `Shuffle` has it disabled, and playerctl then skips that player).
+    public let hasLoop: Bool
+    public let hasShuffle: Bool
+    /// Seconds, when known (absent for live streams).
+    public let duration: Double?
+    let snapshot: InfoSnapshot?
+
+    /// - Parameters:
+    ///   - raw: a snapshot reply, or null.
+    ///   - commands: the session's `commands` array from `session.get` (nil: not asked).
+    ///   - language: for the strings shown (MPRIS shows `und`; npctl the user's language).
+    public init(raw: JSON, commands: [JSON]? = nil, language: String? = nil) {
+        guard !raw.isNull, let id = raw["session"]?.stringValue else {
+            session = nil; status = "Stopped"; loop = "None"; shuffle = false; metadata = []
+            canPlay = false; canPause = false; canGoNext = false; canGoPrevious = false; canSeek = false
+            hasLoop = true; hasShuffle = true
+            duration = nil; snapshot = nil
+            return
+        }
+        let s = InfoSnapshot(raw, language: language)
+        snapshot = s
+        session = id
+        let rawInfo = raw["info"]?.objectValue ?? [:]
+        let live = rawInfo["isLiveStream"]?.boolValue == true
+        let duration = live ? nil : rawInfo["duration"]?.doubleValue
+        self.duration = duration
+        switch s.playbackState {
+        case "playing": status = "Playing"
+        case "paused", "interrupted": status = "Paused"
+        default: status = "Stopped"
+        }
+
+        func command(_ name: String) -> JSON? { commands?.first { $0["command"]?.stringValue == name } }
+        func available(_ name: String) -> Bool { command(name)?["isAvailable"] == true }
+        switch command("changeRepeatMode")?["currentRepeatType"]?.stringValue {
+        case "one": loop = "Track"
+        case "all": loop = "Playlist"
+        default: loop = "None"
+        }
+        shuffle = (command("changeShuffleMode")?["currentShuffleType"]?.stringValue ?? "off") != "off"
+        hasLoop = commands == nil || available("changeRepeatMode")
+        hasShuffle = commands == nil || available("changeShuffleMode")
+        canPlay = available("play") || available("togglePlayPause")
+        canPause = available("pause") || available("togglePlayPause")
+        canGoNext = available("nextTrack")
+        canGoPrevious = available("previousTrack")
+        canSeek = !live && available("changePlaybackPosition")
+
+        var m: [String: PlayerValue] = [
+            "mpris:trackid": .objectPath("/org/playerhost/track/s\(Self.hex(id))_\(Self.hex(Self.itemKey(rawInfo)))")
+        ]
+        if let t = s.info["title"]?.stringValue { m["xesam:title"] = .string(t) }
+        if let a = s.info["albumTitle"]?.stringValue { m["xesam:album"] = .string(a) }
+        for (key, name) in [("artist", "xesam:artist"), ("albumArtist", "xesam:albumArtist"),
+                            ("genre", "xesam:genre"), ("composer", "xesam:composer")] {
+            if let v = s.info[key]?.stringValue { m[name] = .strings([v]) }
+        }
+        if let duration { m["mpris:length"] = .int64(Microseconds.from(seconds: duration)) }
+        if let u = rawInfo["assetURL"]?.stringValue { m["xesam:url"] = .string(u) }
+        if let art = rawInfo["artwork"], let url = art["image"]?["url"]?.stringValue ?? Self.artURL(art["sources"]) {
+            m["mpris:artUrl"] = .string(url)
+        }
+        metadata = m.keys.sorted().compactMap { k in m[k].map { (k, $0) } }
+    }
+
+    /// The export's `Volume`: fixed, until the daemon has a volume.
+    public static let volume = 1.0
+
+    /// `Position` in µs at host time `now`, as the export computes it.
+    public func positionMicroseconds(at now: Double) -> Int64 {
+        guard let snapshot else { return 0 }
+        return Microseconds.from(seconds: snapshot.position(at: now))
+    }
+
+    /// `playerctl position`: seconds with six decimals (`%f` of the µs).
+    public func positionText(at now: Double) -> String {
+        CFormat.format("%f", Double(positionMicroseconds(at: now)) / 1_000_000)
+    }
+
+    public func value(_ key: String) -> PlayerValue? { metadata.first { $0.key == key }?.value }
+
+    /// `playerctl metadata`'s table: `%-5s %-25s %s` per value (a list's values on rows of
+    /// their own). Nil when there is no metadata.
+    public func metadataTable(player: String) -> String? {
+        var lines: [String] = []
+        for (key, value) in metadata {
+            for row in value.rows { lines.append(Self.pad(player, 5) + " " + Self.pad(key, 25) + " " + row) }
+        }
+        return lines.isEmpty ? nil : lines.joined(separator: "\n")
+    }
+
+    /// `playerctl metadata KEY`: `artist`, `title`, `album` mean their `xesam:` keys. Other
+    /// keys npctl knows (`albumTitle`, `elapsed`, …) print too, where playerctl fails.
+    public func metadataValue(_ key: String, at now: Double) -> String? {
+        let mpris = ["artist": "xesam:artist", "title": "xesam:title", "album": "xesam:album"][key] ?? key
+        if let v = value(mpris) { return v.printed }
+        if metadata.isEmpty || key.contains(":") { return nil }
+        return snapshot?.value(key, at: now).map(TimeText.text)
+    }
+
+    /// The names a template sees, as playerctl's default context: the metadata (only for
+    /// `metadata`, the one verb whose context has it), `artist`/`album`/`title`, then
+    /// `playerName`, `playerInstance`, `shuffle`, `status`, `loop`, `volume`, `position` (µs).
+    /// Names playerctl does not have fall back to npctl's (`session`, `albumTitle`, …).
+    public func context(player: String, instance: String, withMetadata: Bool, at now: Double) -> (String) -> PlayerValue? {
+        let meta = withMetadata ? Dictionary(metadata.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a }) : [:]
+        let position = positionMicroseconds(at: now)
+        let snapshot = self.snapshot
+        let (status, loop, shuffle) = (self.status, self.loop, self.shuffle)
+        return { key in
+            if let v = meta[key] { return v }
+            switch key {
+            case "artist", "album", "title": return withMetadata ? meta["xesam:" + key] : nil
+            case "playerName": return .string(player)
+            case "playerInstance": return .string(instance)
+            case "shuffle": return .boolean(shuffle)
+            case "status": return .string(status)
+            case "loop": return .string(loop)
+            case "volume": return .double(Self.volume)
+            case "position": return .int64(position)
+            default:
+                if key.contains(":") { return nil }
+                return snapshot?.value(key, at: now).flatMap(PlayerValue.init(json:))
+            }
+        }
+    }
+
+    /// The export's `itemKey`: queue index, title, artist, album, URL (their `und` text) and
+    /// duration, joined by U+001F.
+    static func itemKey(_ info: [String: JSON]) -> String {
+        var parts: [String] = [info["queueIndex"]?.intValue.map(String.init) ?? "-"]
+        for k in ["title", "artist", "albumTitle", "assetURL"] {
+            parts.append(info[k].flatMap { LocalizedString(json: $0)?.resolved() } ?? "")
+        }
+        parts.append(info["duration"]?.doubleValue.map { String($0) } ?? "")
+        return parts.joined(separator: "\u{1F}")
+    }
+
+    /// FNV-1a, 64 bits, 16 hex digits: the export's object-path-safe hash.
+    static func hex(_ s: String) -> String {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in s.utf8 {
+            h ^= UInt64(b)
+            h = h &* 0x100_0000_01b3
+        }
+        let digits = String(h, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// The first local artwork source (the export shows it until the cover is resolved).
+    static func artURL(_ sources: JSON?) -> String? {
+        for s in sources?.arrayValue?.compactMap(\.stringValue) ?? [] {
+            if s.hasPrefix("file://") { return s }
+            if s.hasPrefix("/") { return "file://" + s }
+        }
+        return nil
+    }
+
+    /// printf's `%-Ns`: padded to N bytes.
+    static func pad(_ s: String, _ width: Int) -> String {
+        let n = s.utf8.count
+        return n >= width ? s : s + String(repeating: " ", count: width - n)
+    }
+}
