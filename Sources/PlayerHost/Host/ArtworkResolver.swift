@@ -6,9 +6,10 @@ import PlayerHostLoop
 import PlayerHostModel
 import PlayerHostRPC
 
-/// Carries out `ArtworkResolution`'s actions: the embedded picture through the decoder helper,
-/// the on-disk cache, local files and http(s) fetches on the loop (then validated by the helper
-/// and cached). The outcome goes back into the model (`settleArtwork`), so it is published through
+/// Carries out `ArtworkResolution`'s actions: the embedded picture and local image files through
+/// the decoder helper, the on-disk cache, and http(s) fetches through a few fetch helpers (each a
+/// `playerhost-artwork` process that fetches, validates and writes the image; the daemon never
+/// holds or writes a body, so many large fetches cost its loop nothing). The outcome goes back into the model (`settleArtwork`), so it is published through
 /// the one publication path like any other info change; a failure becomes a doctor fault.
 ///
 /// It is an `EventSink` for the info and sessions topics: each session's published info names the
@@ -18,12 +19,29 @@ public final class ArtworkResolver: EventSink {
     let logger: Logger
     public let cache: ArtworkCache
     let helper: ArtworkHelper
-    let http: CurlMulti
-    /// Bounds of each fetch (`artwork_timeout_ms`, `artwork_max_kb`).
-    public var limits = CurlMulti.Limits()
+    /// The fetch helpers: at most this many fetches run at once (the rest wait, in order), so the
+    /// temporary bytes in the cache directory stay under `fetchers.count × limits.maxBytes`.
+    let fetchers: [ArtworkHelper]
+    /// Fetch helpers started for `init`.
+    static let fetcherCount = 4
+
+    /// The bounds of each image: what a fetch may take and any image's size.
+    public struct Limits: Sendable, Equatable {
+        /// `artwork_timeout_ms`: one fetch's total time.
+        public var timeoutMilliseconds: Int = 10_000
+        /// `artwork_max_kb`: the largest body fetched or image file read (the helper caps at 64 MiB).
+        public var maxBytes: Int = 16 << 20
+        public var maxRedirects: Int = 5
+        /// `artwork_max_megapixels`: the most pixels (width × height) an image may declare; larger
+        /// ones are refused from their header, before any decoding.
+        public var maxPixels: Int = 100_000_000
+        public init() {}
+    }
+
+    public var limits = Limits()
     public private(set) var state = ArtworkResolution()
     /// The fetch running for a session's generation, to cancel it when the track changes.
-    private var fetches: [SessionID: (generation: UInt64, token: Int)] = [:]
+    private var fetches: [SessionID: (generation: UInt64, fetcher: Int, ticket: Int)] = [:]
     private var queue: [ArtworkResolution.Action] = []
     private var isRunning = false
     private var isClosed = false
@@ -31,11 +49,13 @@ public final class ArtworkResolver: EventSink {
     public private(set) var resolvedCount = 0
     public private(set) var failedCount = 0
 
-    init(service: NowPlayingService, cache: ArtworkCache, helper: ArtworkHelper, http: CurlMulti, logger: Logger) {
+    init(service: NowPlayingService, cache: ArtworkCache, helper: ArtworkHelper, logger: Logger) {
         self.service = service
         self.cache = cache
         self.helper = helper
-        self.http = http
+        self.fetchers = (0..<Self.fetcherCount).map { _ in
+            ArtworkHelper(loop: helper.loop, executable: helper.executable, logger: logger)
+        }
         self.logger = logger
     }
 
@@ -75,11 +95,16 @@ public final class ArtworkResolver: EventSink {
         }
     }
 
-    /// Stops fetches and the helper (shutdown).
+    /// Stops fetches and the helpers (shutdown).
     func close() {
         isClosed = true
-        http.close()
+        for f in fetchers { f.close() }
         helper.close()
+    }
+
+    /// What every request carries: the byte and pixel bounds.
+    private var bounds: [String: JSON] {
+        ["maxBytes": .int(Int64(limits.maxBytes)), "maxPixels": .int(Int64(limits.maxPixels))]
     }
 
     // MARK: - Actions
@@ -96,7 +121,7 @@ public final class ArtworkResolver: EventSink {
                 start(s, generation, step, request)
             case .cancel(let s, let generation):
                 if let f = fetches[s], f.generation == generation {
-                    http.cancel(f.token)
+                    fetchers[f.fetcher].cancel(f.ticket)
                     fetches[s] = nil
                 }
             case .settle(let s, let outcome):
@@ -117,7 +142,7 @@ public final class ArtworkResolver: EventSink {
         switch step {
         case .embedded(let media):
             let tmp = cache.temporaryPath()
-            helper.request(["op": "embedded", "media": .string(media), "out": .string(tmp)]) { [weak self] result in
+            helper.request(bounds.merging(["op": "embedded", "media": .string(media), "out": .string(tmp)]) { $1 }) { [weak self] result in
                 guard let self else { return }
                 switch result {
                 case .success(.file(let info)):
@@ -147,43 +172,48 @@ public final class ArtworkResolver: EventSink {
         case .file(let path):
             validate(input: path, request: request, what: path, succeed: succeed, fail: fail)
         case .remote(let url):
-            let token = http.fetch(url, limits: limits) { [weak self] result in
+            // The least busy fetch helper; it fetches, validates and writes the image itself.
+            let index = fetchers.indices.min { fetchers[$0].load < fetchers[$1].load } ?? 0
+            let tmp = cache.temporaryPath()
+            let params = bounds.merging(["op": "fetch", "url": .string(url), "out": .string(tmp),
+                                         "timeoutMs": .int(Int64(limits.timeoutMilliseconds)),
+                                         "maxRedirects": .int(Int64(limits.maxRedirects))]) { $1 }
+            // The helper's own deadline is the fetch's plus time to decode what it got.
+            let deadline = UInt64(max(1, limits.timeoutMilliseconds)) + helper.requestTimeoutMilliseconds
+            let ticket = fetchers[index].request(params, timeoutMilliseconds: deadline) { [weak self] result in
                 guard let self else { return }
                 if self.fetches[s]?.generation == generation { self.fetches[s] = nil }
-                switch result {
-                case .success(let body):
-                    let tmp = self.cache.temporaryPath()
-                    guard ArtworkCache.write(tmp, body) else {
-                        return fail("\(url): cannot write to \(self.cache.directory)")
-                    }
-                    self.validate(input: tmp, request: request, what: url, succeed: succeed, fail: fail)
-                case .failure(let error):
-                    fail("\(url): \(error)")
-                }
+                self.adopt(result, temporary: tmp, request: request, what: url, succeed: succeed, fail: fail)
             }
-            fetches[s] = (generation, token)
+            fetches[s] = (generation, index, ticket)
         }
     }
 
-    /// Has the helper check that `input` decodes as an image and adopts it as the original.
+    /// Has the helper check that the file at `input` decodes as an image and adopts it as the original.
     private func validate(input: String, request: ArtworkRequest, what: String,
                           succeed: @escaping (ArtworkImage) -> Void, fail: @escaping (String?) -> Void) {
-        let tmp = input.hasPrefix(cache.directory + "/tmp.") ? input : cache.temporaryPath()
-        helper.request(["op": "image", "in": .string(input), "out": .string(tmp)]) { [weak self] result in
-            guard let self else { return }
-            switch result {
-            case .success(.file(let info)):
-                guard let e = self.cache.insert(id: request.id, original: true, temporary: tmp, info: info) else {
-                    return fail("\(what): cannot store it in \(self.cache.directory)")
-                }
-                succeed(self.image(e, from: .remote))
-            case .success(.none):
-                unlink(tmp)
-                fail("\(what): not an image")
-            case .failure(let reason):
-                unlink(tmp)
-                fail("\(what): \(reason)")
+        let tmp = cache.temporaryPath()
+        helper.request(bounds.merging(["op": "image", "in": .string(input), "out": .string(tmp)]) { $1 }) { [weak self] result in
+            self?.adopt(result, temporary: tmp, request: request, what: what, succeed: succeed, fail: fail)
+        }
+    }
+
+    /// A helper's image (fetched or read) becomes the request's original in the cache.
+    private func adopt(_ result: Result<ArtworkHelper.Reply, ArtworkHelper.Failure>, temporary tmp: String,
+                       request: ArtworkRequest, what: String,
+                       succeed: @escaping (ArtworkImage) -> Void, fail: @escaping (String?) -> Void) {
+        switch result {
+        case .success(.file(let info)):
+            guard let e = cache.insert(id: request.id, original: true, temporary: tmp, info: info) else {
+                return fail("\(what): cannot store it in \(cache.directory)")
             }
+            succeed(image(e, from: .remote))
+        case .success(.none):
+            unlink(tmp)
+            fail("\(what): not an image")
+        case .failure(let reason):
+            unlink(tmp)
+            fail("\(what): \(reason)")
         }
     }
 
@@ -258,8 +288,8 @@ public final class ArtworkResolver: EventSink {
         }
         let png = original.type == "image/png" || original.type == "image/gif" || original.type == "image/webp"
         let tmp = cache.temporaryPath(png ? ".png" : ".jpg")
-        helper.request(["op": "thumbnail", "in": .string(cache.path(original)), "out": .string(tmp),
-                        "width": .int(Int64(tw)), "height": .int(Int64(th))]) { [weak self] result in
+        helper.request(bounds.merging(["op": "thumbnail", "in": .string(cache.path(original)), "out": .string(tmp),
+                                       "width": .int(Int64(tw)), "height": .int(Int64(th))]) { $1 }) { [weak self] result in
             guard let self else { return }
             switch result {
             case .success(.file(let info)):
@@ -292,7 +322,7 @@ public final class ArtworkResolver: EventSink {
             "cache": ["directory": .string(cache.directory), "bytes": .int(Int64(cache.totalBytes)),
                       "limitBytes": .int(Int64(cache.limitBytes)), "files": .int(Int64(cache.files.count)),
                       "evictions": .int(Int64(cache.evictions)), "discarded": .int(Int64(cache.discarded))],
-            "fetching": .int(Int64(http.activeCount)),
+            "fetching": .int(Int64(fetchers.reduce(0) { $0 + $1.load })),
             "resolved": .int(Int64(resolvedCount)),
             "failed": .int(Int64(failedCount)),
             "staleDropped": .int(Int64(state.staleDropped)),
