@@ -79,19 +79,18 @@ struct ArtworkFetchNetnsTests {
             """
         #expect(ArtworkCache.write(server, Array(source.utf8)))
         var output = ""
-        let p = try ChildProcess(loop: loop, executable: ns.ip, arguments: ["netns", "exec", ns.name, "python3", server, dir],
+        // nsenter execs in place (`ip netns exec` forks and waits): the pid killed below is the
+        // server's, so nothing outlives the test holding its output pipe.
+        let p = try ChildProcess(loop: loop, executable: "/usr/bin/nsenter", arguments: ["--net=/run/netns/" + ns.name, "python3", server, dir],
                                  stdio: [.ignore, .pipe, .inherit], onExit: { _ in })
-        defer {
-            try? p.kill(SIGKILL)
-            p.close()
-        }
+        defer { if p.exit == nil { try? p.kill(SIGKILL) } }
         try p.pipes[1]!.startReading(onRead: { output += String(decoding: $0, as: UTF8.self) }, onEnd: { _ in })
         try runLoop(loop) { output.contains("\n") }
         let port = try #require(output.split(separator: "\n").first.flatMap { $0.hasPrefix("port ") ? Int($0.dropFirst(5)) : nil })
 
         // The helper itself runs inside the namespace.
         let wrapper = dir + "/helper-in-netns"
-        #expect(ArtworkCache.write(wrapper, Array("#!/bin/sh\nexec \(ns.ip) netns exec \(ns.name) \(ArtworkHelperLimitsTests.helperPath)\n".utf8)))
+        #expect(ArtworkCache.write(wrapper, Array("#!/bin/sh\nexec /usr/bin/nsenter --net=/run/netns/\(ns.name) \(ArtworkHelperLimitsTests.helperPath)\n".utf8)))
         #expect(chmod(wrapper, 0o755) == 0)
         let helper = ArtworkHelper(loop: loop, executable: wrapper, logger: .init(label: "test"))
         func fetch(_ url: String) throws -> String {
@@ -106,6 +105,9 @@ struct ArtworkFetchNetnsTests {
         #expect(try fetch("http://198.18.0.1:\(port)/to-private").contains("a redirect from a public address to a private one (10.0.0.1) is refused"))
         #expect(try fetch("http://198.18.0.1:\(port)/to-loopback").contains("from a public address to a loopback one"))
         #expect(try fetch("http://10.0.0.1:\(port)/to-loopback").contains("from a private address to a loopback one"))
+        try p.kill(SIGKILL)
+        try runLoop(loop) { p.exit != nil }
+        p.close()
         helper.close()
         closeLoop(loop)
     }
@@ -119,7 +121,7 @@ struct ArtworkNetns {
 
     /// Root, an `ip` binary, and a namespace can actually be made here.
     static let available: Bool = {
-        guard geteuid() == 0, let ip = ipPath else { return false }
+        guard geteuid() == 0, let ip = ipPath, access("/usr/bin/nsenter", X_OK) == 0 else { return false }
         let probe = "phartprobe\(getpid())"
         let r = try? runShell("\(ip) netns add \(probe) && \(ip) netns del \(probe) && echo ok")
         return r?.output.contains("ok") == true
