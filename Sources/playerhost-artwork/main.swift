@@ -11,6 +11,9 @@
 //   {"id": N, "op": "fetch", "url": URL, "out": PATH, "timeoutMs": T, "maxRedirects": R}
 //                                                             fetch an http(s) image, validate, write
 //   {"id": N, "op": "thumbnail", "in": PATH, "out": PATH, "width": W, "height": H}
+//   {"id": N, "op": "verify", "in": PATH, "bytes": B, "checksum": C}
+//                                             a cached file still holds what its name promises
+//                                             ("none": true), else the error `verifyMismatch`
 //
 // Every op takes "maxBytes" (the largest input or body, at most 64 MiB; default 16 MiB) and
 // "maxPixels" (the largest width×height an image may declare; default 100 000 000): an image
@@ -28,6 +31,9 @@ let maxInputBytes = 64 << 20
 /// Defaults when a request names no bound.
 let defaultMaxBytes = 16 << 20
 let defaultMaxPixels: Int64 = 100_000_000
+
+/// The error of a `verify` whose file does not match (the daemon then discards the file).
+let verifyMismatch = "the file does not match its name"
 
 /// FNV-1a (32 bits) of the bytes: the daemon checks a cached file against it before using it.
 func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
@@ -115,6 +121,13 @@ func handle(_ request: JSON) throws -> [String: JSON] {
             chmod(out, 0o600)
             return ["width": .int(Int64(ow)), "height": .int(Int64(oh)), "type": .string(png == 1 ? "image/png" : "image/jpeg"),
                     "bytes": .int(Int64(written.count)), "checksum": .int(Int64(written.withUnsafeBytes(checksum)))]
+        case "verify":
+            let input = try path("in")
+            guard let bytes = request["bytes"]?.intValue, (0...maxInputBytes).contains(bytes),
+                  let sum = request["checksum"]?.intValue else { throw Failure(message: "bytes and checksum are required") }
+            guard let data = try? Files.read(input, limit: bytes), data.count == bytes,
+                  Int(data.withUnsafeBytes(checksum)) == sum else { throw Failure(message: verifyMismatch) }
+            return ["none": true]
         default:
             throw Failure(message: "unknown op")
         }

@@ -106,6 +106,33 @@ struct ArtworkHelperLimitsTests {
     }
 }
 
+extension ArtworkHelperLimitsTests {
+    /// Cached files are checked against their names by the helper (the daemon's loop never
+    /// reads them): intact, changed, truncated, or a FIFO in the file's place.
+    @Test func theHelperChecksCachedFiles() throws {
+        let loop = try makeLoop()
+        let dir = DaemonHarness.makeTempDirectory()
+        defer { _ = try? runShell("rm -rf '\(dir)'") }
+        let bytes = [UInt8](repeating: 7, count: 1000)
+        let sum = Int64(bytes.withUnsafeBytes(ArtworkCache.fnv32))
+        #expect(ArtworkCache.write(dir + "/a", bytes) && mkfifo(dir + "/fifo", 0o600) == 0)
+        let helper = ArtworkHelper(loop: loop, executable: Self.helperPath, logger: .init(label: "test"))
+        func verify(_ path: String, bytes: Int64 = 1000) throws -> String {
+            let r = try Self.ask(helper, loop, ["op": "verify", "in": .string(path), "bytes": .int(bytes), "checksum": .int(sum)],
+                                 timeoutMilliseconds: 5000)
+            if case .success(.none)? = r { return "intact" }
+            return Self.error(r)
+        }
+        #expect(try verify(dir + "/a") == "intact")
+        #expect(try verify(dir + "/a", bytes: 999) == ArtworkResolver.verifyMismatch)
+        #expect(try verify(dir + "/fifo") == ArtworkResolver.verifyMismatch)
+        #expect(ArtworkCache.write(dir + "/a", [UInt8](repeating: 8, count: 1000)))
+        #expect(try verify(dir + "/a") == ArtworkResolver.verifyMismatch)
+        helper.close()
+        closeLoop(loop)
+    }
+}
+
 /// A helper that hangs or dies on one request fails that request only: the requests waiting
 /// behind it go to the restarted helper (issue 21: an innocent session's cover used to fail
 /// with the hang's reason and never be retried). A fake helper script, real processes.

@@ -111,7 +111,39 @@ public final class ArtworkCache {
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
-    /// The cached original of `id`, checked against its name; nil when absent or discarded.
+    /// `id`'s cached original, not yet checked against its name: the daemon has the helper
+    /// check it (`needsCheck`, `confirm`), so its loop never reads a cached file.
+    public func originalCandidate(for id: String) -> Entry? {
+        let key = Self.keyHash(id)
+        return entries.values.first { $0.keyHash == key && $0.isOriginal }
+    }
+
+    /// `id`'s cached renditions, smallest first, not yet checked (see `originalCandidate`).
+    public func renditionCandidates(for id: String) -> [Entry] {
+        let key = Self.keyHash(id)
+        return entries.values.filter { $0.keyHash == key && !$0.isOriginal }
+            .sorted { ($0.width * $0.height, $0.name) < ($1.width * $1.height, $1.name) }
+    }
+
+    /// Whether `e` is still cached and not yet checked in this run.
+    public func needsCheck(_ e: Entry) -> Bool { entries[e.name] != nil && !verified.contains(e.name) }
+
+    /// Whether `e` is still cached and checked in this run.
+    public func isIntact(_ e: Entry) -> Bool { entries[e.name] != nil && verified.contains(e.name) }
+
+    /// Records the helper's check of `e`: intact, or discarded (deleted, to be resolved again).
+    public func confirm(_ e: Entry, intact: Bool) {
+        guard entries[e.name] != nil else { return }
+        if intact {
+            verified.insert(e.name)
+        } else {
+            remove(e)
+            discarded += 1
+        }
+    }
+
+    /// The cached original of `id`, checked against its name here (it reads the file: tests and
+    /// tools; the daemon uses `originalCandidate` and the helper); nil when absent or discarded.
     public func original(for id: String) -> Entry? {
         let key = Self.keyHash(id)
         guard let e = entries.values.first(where: { $0.keyHash == key && $0.isOriginal }), check(e) else { return nil }
@@ -119,7 +151,7 @@ public final class ArtworkCache {
         return entries[e.name]
     }
 
-    /// The cached renditions of `id` (checked), smallest first.
+    /// The cached renditions of `id` (checked here, reading them: tests and tools), smallest first.
     public func renditions(for id: String) -> [Entry] {
         let key = Self.keyHash(id)
         return entries.values.filter { $0.keyHash == key && !$0.isOriginal }

@@ -163,10 +163,12 @@ public final class ArtworkResolver: EventSink {
             // publication that called it, and the result still lands inside the gate's window.
             later { [weak self] in
                 guard let self else { return }
-                if let e = self.cache.original(for: request.id) {
+                guard let e = self.cache.originalCandidate(for: request.id) else { return fail(nil) }
+                self.verify(e) { [weak self] intact in
+                    guard let self else { return }
+                    guard intact else { return fail(nil) }
+                    self.cache.touch(e)
                     succeed(self.image(e, from: .cache))
-                } else {
-                    fail(nil)
                 }
             }
         case .file(let path):
@@ -216,6 +218,28 @@ public final class ArtworkResolver: EventSink {
             fail("\(what): \(reason)")
         }
     }
+
+    /// Whether a cached file still holds what its name promises: checked once per run by the
+    /// helper (which reads it; the loop never does). A mismatch discards the file; a helper that
+    /// could not tell (it died) leaves it for another time.
+    private func verify(_ e: ArtworkCache.Entry, _ body: @escaping (Bool) -> Void) {
+        guard cache.needsCheck(e) else { return body(cache.isIntact(e)) }
+        helper.request(["op": "verify", "in": .string(cache.path(e)), "bytes": .int(Int64(e.bytes)),
+                        "checksum": .int(Int64(e.checksum))]) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success:
+                self.cache.confirm(e, intact: true)
+                body(true)
+            case .failure(let f):
+                if f.description == Self.verifyMismatch { self.cache.confirm(e, intact: false) }
+                body(false)
+            }
+        }
+    }
+
+    /// The helper's error for a cached file that does not match its name.
+    static let verifyMismatch = "the file does not match its name"
 
     private func settle(_ s: SessionID, _ outcome: ArtworkOutcome) {
         switch outcome {
@@ -270,7 +294,18 @@ public final class ArtworkResolver: EventSink {
               case .artwork(let a)? = service.model.publishedInfo(s).info[.artwork], let image = a.image else {
             return completion(.success(.null))
         }
-        guard let original = cache.original(for: a.id) else { return completion(.success(.null)) }
+        guard let original = cache.originalCandidate(for: a.id) else { return completion(.success(.null)) }
+        verify(original) { [weak self] intact in
+            guard let self else { return }
+            guard intact else { return completion(.success(.null)) }
+            self.cache.touch(original)
+            self.rendition(of: original, id: a.id, from: image.from, width: width, height: height, completion)
+        }
+    }
+
+    /// The rest of `rendition` once the original is known intact.
+    private func rendition(of original: ArtworkCache.Entry, id: String, from: ArtworkOrigin, width: Int?, height: Int?,
+                           _ completion: @escaping (Result<JSON, RPCError>) -> Void) {
         let ow = original.width, oh = original.height
         let w = width ?? (height.map { $0 * ow / max(oh, 1) } ?? ow)
         let h = height ?? (width.map { $0 * oh / max(ow, 1) } ?? oh)
@@ -279,13 +314,24 @@ public final class ArtworkResolver: EventSink {
         func answer(_ e: ArtworkCache.Entry) -> JSON {
             ["url": .string("file://" + Self.escape(cache.path(e))), "path": .string(cache.path(e)),
              "width": .int(Int64(e.width)), "height": .int(Int64(e.height)), "type": .string(e.type),
-             "from": .string(image.from.rawValue), "original": .bool(e.isOriginal)]
+             "from": .string(from.rawValue), "original": .bool(e.isOriginal)]
         }
         if tw >= ow && th >= oh { return completion(.success(answer(original))) }
-        if let best = cache.renditions(for: a.id).first(where: { $0.width + 1 >= tw && $0.height + 1 >= th && $0.width <= ow }) {
-            cache.touch(best)
-            return completion(.success(answer(best)))
+        if let best = cache.renditionCandidates(for: id).first(where: { $0.width + 1 >= tw && $0.height + 1 >= th && $0.width <= ow }) {
+            return verify(best) { [weak self] intact in
+                guard let self else { return }
+                guard intact else { return self.makeRendition(of: original, id: id, tw, th, answer, completion) }
+                self.cache.touch(best)
+                completion(.success(answer(best)))
+            }
         }
+        makeRendition(of: original, id: id, tw, th, answer, completion)
+    }
+
+    /// Has the helper scale `original` down to `tw`×`th` and caches the result.
+    private func makeRendition(of original: ArtworkCache.Entry, id: String, _ tw: Int, _ th: Int,
+                               _ answer: @escaping (ArtworkCache.Entry) -> JSON,
+                               _ completion: @escaping (Result<JSON, RPCError>) -> Void) {
         let png = original.type == "image/png" || original.type == "image/gif" || original.type == "image/webp"
         let tmp = cache.temporaryPath(png ? ".png" : ".jpg")
         helper.request(bounds.merging(["op": "thumbnail", "in": .string(cache.path(original)), "out": .string(tmp),
@@ -293,7 +339,7 @@ public final class ArtworkResolver: EventSink {
             guard let self else { return }
             switch result {
             case .success(.file(let info)):
-                guard let e = self.cache.insert(id: a.id, original: false, temporary: tmp, info: info) else {
+                guard let e = self.cache.insert(id: id, original: false, temporary: tmp, info: info) else {
                     return completion(.failure(RPCError(.internalError, "cannot store the rendition in \(self.cache.directory)")))
                 }
                 completion(.success(answer(e)))
