@@ -173,4 +173,35 @@ extension ArtworkHelperLimitsTests {
         helper.close()
         closeLoop(loop)
     }
+
+    /// A fetch helper idle past its limit exits (its memory goes with it) and the next request
+    /// starts a fresh one, without counting a restart or waiting a backoff.
+    @Test func anIdleHelperExitsAndStartsAgainOnDemand() throws {
+        let loop = try makeLoop()
+        let dir = DaemonHarness.makeTempDirectory()
+        defer { _ = try? runShell("rm -rf '\(dir)'") }
+        let script = dir + "/helper.py"
+        let source = """
+            #!/usr/bin/env python3
+            import json, sys
+            for line in sys.stdin:
+                print(json.dumps({'id': json.loads(line)['id'], 'ok': True, 'none': True}), flush=True)
+            """
+        #expect(ArtworkCache.write(script, Array(source.utf8)) && chmod(script, 0o755) == 0)
+        let helper = ArtworkHelper(loop: loop, executable: script, logger: .init(label: "test"))
+        helper.idleExitMilliseconds = 50
+        var first: Result<ArtworkHelper.Reply, ArtworkHelper.Failure>?
+        helper.request(["op": "a"]) { first = $0 }
+        try runLoop(loop) { first != nil }
+        let pid = try #require(helper.pid)
+        try runLoop(loop) { helper.pid == nil }
+        var second: Result<ArtworkHelper.Reply, ArtworkHelper.Failure>?
+        helper.request(["op": "b"]) { second = $0 }
+        try runLoop(loop) { second != nil }
+        guard case .success(.none)? = second else { Issue.record("after idling: \(String(describing: second))"); return }
+        #expect(helper.pid != nil && helper.pid != pid)
+        #expect(helper.restarts == 0 && helper.lastExit == nil, "an idle exit is not a death")
+        helper.close()
+        closeLoop(loop)
+    }
 }

@@ -60,11 +60,16 @@ final class ArtworkHelper {
     private var isClosed = false
     /// Killed and not yet reaped: nothing more is sent to it.
     private var isDying = false
+    /// When set, a helper idle this long is stopped, and started again by the next request: the
+    /// fetch helpers do not keep a burst's memory (a large body, decoder buffers) for ever.
+    var idleExitMilliseconds: UInt64?
+    private var idleTimer: Timer?
+    /// Stopped for idleness and not yet reaped: not a death, no restart backoff.
+    private var isRetiring = false
     /// Times the helper was started again after it died.
     private(set) var restarts = 0
     /// The last way it ended, for `artwork.status`.
     private(set) var lastExit: String?
-    private var startedOnce = false
 
     init(loop: EventLoop, executable: String, logger: Logger) {
         self.loop = loop
@@ -108,6 +113,7 @@ final class ArtworkHelper {
         isClosed = true
         restartTimer?.close()
         watchdog?.close()
+        idleTimer?.close()
         failCurrent("the artwork helper is shut down")
         let dropped = waiting
         waiting.removeAll()
@@ -122,7 +128,8 @@ final class ArtworkHelper {
 
     /// Hands the next waiting request to the helper when it is idle and not waiting to restart.
     private func sendNext() {
-        guard !isClosed, !isDying, current == nil, !waiting.isEmpty else { return }
+        guard !isClosed, !isDying, !isRetiring, current == nil, !waiting.isEmpty else { return }
+        idleTimer?.stop()
         if let restartTimer, restartTimer.isActive { return }
         if process == nil { spawn() }
         guard let input else {
@@ -161,8 +168,6 @@ final class ArtworkHelper {
             input = p.pipes[0]
             input?.onWriteFailure { _ in }  // the exit callback reports the death
             try p.pipes[1]?.startReading(onRead: { [weak self] bytes in self?.received(bytes) }, onEnd: { _ in })
-            if startedOnce { restarts += 1 }
-            startedOnce = true
             startedAtMS = loop.nowMilliseconds
             logger.debug("artwork helper started (pid \(p.pid))")
         } catch {
@@ -188,6 +193,7 @@ final class ArtworkHelper {
             watchdog?.stop()
             job.completion(Self.parse(reply))
             sendNext()
+            if current == nil && waiting.isEmpty { armIdleExit() }
         }
         if buffer.count > 64 * 1024 { kill("the artwork helper sent an over-long line") }
     }
@@ -206,12 +212,18 @@ final class ArtworkHelper {
 
     private func exited(_ exit: ChildProcess.Exit) {
         let how = exit.signal != 0 ? "was killed by signal \(exit.signal)" : "exited with status \(exit.status)"
-        lastExit = how
         isDying = false
         process?.close()
         process = nil
         input = nil
         watchdog?.stop()
+        if isRetiring {
+            // Stopped on purpose while idle: the next request starts a fresh one.
+            isRetiring = false
+            sendNext()
+            return
+        }
+        lastExit = how
         // Only the request it was working on fails; the waiting ones go to the next helper.
         failCurrent("the artwork helper \(how)")
         guard !isClosed else { return }
@@ -222,8 +234,24 @@ final class ArtworkHelper {
         if restartTimer == nil { restartTimer = try? Timer(loop: loop) }
         restartTimer?.start(after: delay) { [weak self] in
             guard let self, !self.isClosed else { return }
-            if self.process == nil { self.spawn() }
+            if self.process == nil {
+                self.spawn()
+                if self.process != nil { self.restarts += 1 }
+            }
             self.sendNext()
+        }
+    }
+
+    /// Stops the helper (SIGTERM: it is between requests, nothing is lost) after
+    /// `idleExitMilliseconds` without one.
+    private func armIdleExit() {
+        guard let ms = idleExitMilliseconds else { return }
+        if idleTimer == nil { idleTimer = try? Timer(loop: loop) }
+        idleTimer?.start(after: ms) { [weak self] in
+            guard let self, !self.isClosed, self.current == nil, self.waiting.isEmpty,
+                  let p = self.process, p.exit == nil, !self.isDying else { return }
+            self.isRetiring = true
+            try? p.kill(SIGTERM)
         }
     }
 

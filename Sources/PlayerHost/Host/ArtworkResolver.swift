@@ -24,6 +24,8 @@ public final class ArtworkResolver: EventSink {
     let fetchers: [ArtworkHelper]
     /// Fetch helpers started for `init`.
     static let fetcherCount = 4
+    /// A fetch helper idle this long exits (started again on demand).
+    static let fetcherIdleExitMilliseconds: UInt64 = 30_000
 
     /// The bounds of each image: what a fetch may take and any image's size.
     public struct Limits: Sendable, Equatable {
@@ -54,7 +56,9 @@ public final class ArtworkResolver: EventSink {
         self.cache = cache
         self.helper = helper
         self.fetchers = (0..<Self.fetcherCount).map { _ in
-            ArtworkHelper(loop: helper.loop, executable: helper.executable, logger: logger)
+            let fetcher = ArtworkHelper(loop: helper.loop, executable: helper.executable, logger: logger)
+            fetcher.idleExitMilliseconds = Self.fetcherIdleExitMilliseconds
+            return fetcher
         }
         self.logger = logger
     }
