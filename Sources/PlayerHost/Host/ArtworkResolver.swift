@@ -9,8 +9,9 @@ import PlayerHostRPC
 /// Carries out `ArtworkResolution`'s actions: the embedded picture and local image files through
 /// the decoder helper, the on-disk cache, and http(s) fetches through a few fetch helpers (each a
 /// `playerhost-artwork` process that fetches, validates and writes the image; the daemon never
-/// holds or writes a body, so many large fetches cost its loop nothing). The outcome goes back into the model (`settleArtwork`), so it is published through
-/// the one publication path like any other info change; a failure becomes a doctor fault.
+/// holds or writes a body, so many large fetches cost its loop nothing). The outcome goes back
+/// into the model (`settleArtwork`), so it is published through the one publication path like
+/// any other info change; a failure becomes a doctor fault.
 ///
 /// It is an `EventSink` for the info and sessions topics: each session's published info names the
 /// request, and a new request is a new generation.
