@@ -88,6 +88,9 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var artworkTimeoutMilliseconds: Int?
     /// The largest artwork body fetched, in KiB (default 16384); larger transfers are aborted.
     public var artworkMaxKB: Int?
+    /// The most pixels (width × height, in millions) an artwork image may declare (default 100);
+    /// larger ones are refused from their header, before decoding.
+    public var artworkMaxMegapixels: Int?
     /// The built-in mpv plugin (`[mpv]`).
     public var mpv: MPVConfig?
 
@@ -120,6 +123,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         ConfigKey("artwork_cache_mb", .integer),
         ConfigKey("artwork_timeout_ms", .integer),
         ConfigKey("artwork_max_kb", .integer),
+        ConfigKey("artwork_max_megapixels", .integer),
         ConfigKey("mpv", .table(MPVConfig.schema)),
     ]
 
@@ -149,6 +153,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case artworkCacheMB = "artwork_cache_mb"
         case artworkTimeoutMilliseconds = "artwork_timeout_ms"
         case artworkMaxKB = "artwork_max_kb"
+        case artworkMaxMegapixels = "artwork_max_megapixels"
         case mpv
     }
 
@@ -179,6 +184,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         artworkCacheMB = try c.decodeIfPresent(Int.self, forKey: .artworkCacheMB)
         artworkTimeoutMilliseconds = try c.decodeIfPresent(Int.self, forKey: .artworkTimeoutMilliseconds)
         artworkMaxKB = try c.decodeIfPresent(Int.self, forKey: .artworkMaxKB)
+        artworkMaxMegapixels = try c.decodeIfPresent(Int.self, forKey: .artworkMaxMegapixels)
         mpv = try c.decodeIfPresent(MPVConfig.self, forKey: .mpv)
     }
 
@@ -326,9 +332,11 @@ public struct HostConfig: Codable, Sendable, Equatable {
             throw .config("\(source): log_level must be one of \(names), not '\(l)'")
         }
         if let c = coalesceMilliseconds, !(0...60_000).contains(c) { throw .config("\(source): coalesce_ms must be 0…60000") }
-        if let a = artworkCacheMB, a < 1 { throw .config("\(source): artwork_cache_mb must be ≥ 1") }
-        if let a = artworkTimeoutMilliseconds, a < 1 { throw .config("\(source): artwork_timeout_ms must be ≥ 1") }
-        if let a = artworkMaxKB, a < 1 { throw .config("\(source): artwork_max_kb must be ≥ 1") }
+        // Upper bounds too: the values are shifted into byte counts, and the helper reads at most 64 MiB.
+        if let a = artworkCacheMB, !(1...1_048_576).contains(a) { throw .config("\(source): artwork_cache_mb must be 1…1048576") }
+        if let a = artworkTimeoutMilliseconds, !(1...600_000).contains(a) { throw .config("\(source): artwork_timeout_ms must be 1…600000") }
+        if let a = artworkMaxKB, !(1...65_536).contains(a) { throw .config("\(source): artwork_max_kb must be 1…65536") }
+        if let a = artworkMaxMegapixels, !(1...10_000).contains(a) { throw .config("\(source): artwork_max_megapixels must be 1…10000") }
     }
 
     /// The effective configuration as TOML (`playerhostd --print-config`).

@@ -169,16 +169,17 @@ public final class HostDaemon {
         bridge.start()
     }
 
-    /// The artwork resolver: its cache, the decoder helper (started on first use) and HTTP.
+    /// The artwork resolver: its cache, the decoder helper and fetch helpers (started on first use).
     private func startArtwork() {
         let config = options.config
         let directory = ArtworkCache.defaultDirectory(environment: SocketLocation.currentEnvironment())
         do {
             let cache = try ArtworkCache(directory: directory, limitBytes: (config.artworkCacheMB ?? 64) << 20)
             let helper = ArtworkHelper(loop: loop, executable: ArtworkResolver.helperPath(), logger: logger)
-            let resolver = ArtworkResolver(service: nowPlaying, cache: cache, helper: helper, http: try CurlMulti(loop: loop), logger: logger)
+            let resolver = ArtworkResolver(service: nowPlaying, cache: cache, helper: helper, logger: logger)
             if let ms = config.artworkTimeoutMilliseconds { resolver.limits.timeoutMilliseconds = ms }
             if let kb = config.artworkMaxKB { resolver.limits.maxBytes = kb << 10 }
+            if let mp = config.artworkMaxMegapixels { resolver.limits.maxPixels = mp * 1_000_000 }
             nowPlaying.publisher.add(resolver, topics: [.info, .sessions])
             artwork = resolver
         } catch {
