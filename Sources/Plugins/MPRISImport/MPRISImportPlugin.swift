@@ -149,6 +149,8 @@ public final class MPRISImportPlugin: SessionPlugin {
             }
             wait(name, owner: owner)
         case .refused:
+            guard !loggedWaitingFull else { return }
+            loggedWaitingFull = true
             log("not importing \(name): \(options.maxPlayers) imported and \(options.maxWaiting) playing players waiting (the limits)")
         }
     }
