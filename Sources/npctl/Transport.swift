@@ -13,7 +13,9 @@ protocol TransportVerb: ParsableCommand {
 }
 
 extension TransportVerb {
-    func run() throws {
+    func run() throws { try sendTransport() }
+
+    func sendTransport() throws {
         try reporting {
             let remote = try Remote(global)
             if every.all { return try remote.sendToAll(Self.wireCommand) }
@@ -39,10 +41,21 @@ extension TransportVerb {
 
 struct Play: TransportVerb {
     static let wireCommand = "play"
-    static let configuration = help("Play", verb: "play")
+    static let configuration: ArgumentParser.CommandConfiguration = {
+        var c = help("Play", verb: "play")
+        c.discussion += "\n  npctl play 3          # play item 3 of an mpv queue (mpc play N; see Jump.swift)"
+        return c
+    }()
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
     @OptionGroup var every: AllOption
+    @Argument(help: ArgumentHelp("Play item N of the mpv queue, as npctl queue numbers it.", valueName: "n"))
+    var item: Int?
+
+    func run() throws {
+        guard let item else { return try sendTransport() }
+        try jump(to: item)
+    }
 }
 
 struct Pause: TransportVerb {

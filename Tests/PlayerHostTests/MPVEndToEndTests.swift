@@ -4,7 +4,8 @@ import Testing
 @testable import PlayerHostClient
 @testable import Plugins
 
-/// The real daemon with its built-in mpv plugin, a real mpv (null audio output) and real files
+/// The real daemon with its built-in mpv plugin, a real mpv (the null audio output, pinned by
+/// `MPVFixture` so the tests run alike on any machine) and real files
 /// generated with sox; mpv's state is read back over mpv's own IPC socket. No sleeps: npctl runs
 /// and notification reads have deadlines, and npctl verbs answer once mpv has acted.
 @Suite(.serialized, .enabled(if: MPVFixture.toolsAvailable, "mpv and sox are not installed: apt-get install mpv sox libsox-fmt-base"))
@@ -14,7 +15,7 @@ struct MPVEndToEndTests {
         defer { f.close() }
         let opened = try f.npctl("open '\(f.one)' '\(f.two)'")
         #expect(opened.status == 0, "\(opened.output)")
-        #expect(opened.output == "mpv\n")
+        #expect(opened.output == "", "open prints nothing on success")
 
         let now = try f.client.call("nowPlaying.get")
         #expect(now["session"] == "mpv")
@@ -193,7 +194,7 @@ extension MPVEndToEndTests {
         #expect(ended, "mpv's IPC connection ended")
         #expect(throws: ClientError.self) { try f.client.call("mpv.status") }
         // A new open makes a new session with a new mpv.
-        #expect(try f.npctl("open '\(f.two)'").output == "mpv\n")
+        #expect(try f.npctl("open '\(f.two)'").output == "")
         #expect(try f.client.call("nowPlaying.get")["info"]?["title"] == "Sine Two")
     }
 }
@@ -230,7 +231,7 @@ extension MPVEndToEndTests {
     @Test func theDemosMpvSessionPlaysAgainAfterMainInterruptedIt() throws {
         let f = try MPVFixture(arguments: ["--config", DaemonHarness.packageRoot + "/examples/demo.toml"])
         defer { f.close() }
-        #expect(try f.npctl("open -s mpv '\(f.one)'").status == 0)
+        #expect(try f.npctl("open --session mpv '\(f.one)'").status == 0)
         let watcher = try f.daemon.client()
         _ = try watcher.call("events.subscribe", ["topics": ["players"]])
         try f.drain(watcher)

@@ -40,7 +40,11 @@ final class MPVFixture {
             daemon.close()
             throw Failed("sox could not make the test files")
         }
-        guard try daemon.start(arguments, environment: environment) else {
+        // The null output, pinned: mpv's default is the machine's audio (then null), and these
+        // tests must behave the same on any machine and play nothing aloud.
+        var env = environment ?? daemon.isolatedEnvironment
+        env["PLAYERHOST_MPV_AO"] = "null"
+        guard try daemon.start(arguments, environment: env) else {
             daemon.close()
             throw Failed("playerhostd did not start: \(daemon.stderrText)")
         }

@@ -447,30 +447,6 @@ final class MPVController {
         }
     }
 
-    /// Loads `urls` (appended, or replacing the queue); `completion` gets nil once mpv took them
-    /// and, if they started playback, once the first one plays and the host knows it.
-    func load(_ urls: [String], replace: Bool, _ completion: @escaping (MPVError?) -> Void) {
-        whenReady({ [weak self] in
-            guard let self, let c = self.connection else { return completion(MPVError("mpv is not running")) }
-            let starts = replace || !self.state.hasItems || self.state.current == nil
-            var firstError: MPVError?
-            for (i, url) in urls.enumerated() {
-                let mode: JSON = replace && i == 0 ? "replace" : "append-play"
-                let last = i == urls.count - 1
-                c.command(["loadfile", .string(url), mode]) { [weak self] result in
-                    if case .failure(let e) = result, firstError == nil { firstError = MPVError("\(url): \(e.message)") }
-                    guard last, let self else { return }
-                    if let e = firstError { return completion(e) }
-                    if starts {
-                        self.afterRestart(timeoutMS: 5000) { self.syncNow { completion(nil) } }
-                    } else {
-                        self.syncNow { completion(nil) }
-                    }
-                }
-            }
-        }, otherwise: { completion($0) })
-    }
-
     /// An audio interruption of the session: mpv pauses, and resumes at its end if it was
     /// playing and the interrupter says so. (The host does not pause an external player.)
     func interruption(began: Bool, shouldResume: Bool) {
