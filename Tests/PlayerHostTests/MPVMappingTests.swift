@@ -177,4 +177,42 @@ import Testing
         #expect(throws: RPCError.self) { try MPVPlugin.loadMode(["append": true, "next": true]).get() }
         #expect(throws: RPCError.self) { try MPVPlugin.loadMode(["replace": true, "append": true]).get() }
     }
+
+    /// Issue 22 item 10: seeking past the end of the last item ends the queue there, and mpv
+    /// idles with no `time-pos`: the report says the end of that item (it said nothing, and the
+    /// host kept whatever position it had, 1:55 or 2:00 at random).
+    @Test func theQueueEndingAtTheLastItemsEndReportsItsEnd() {
+        var s = Self.playing()
+        s.endedFile = "/m/b.ogg"  // end-file (eof) of the current, last, item
+        s.apply("playlist-pos", -1)
+        s.apply("idle-active", true)
+        let ended = s.report(elapsed: nil)
+        #expect(ended["index"] == 1 && ended["rate"] == 0.0 && ended["elapsed"] == 30.0, "\(ended)")
+        // Another item at that index since (the ended one was removed): no such claim.
+        s.apply("playlist", [["filename": "/m/a.ogg"], ["filename": "/m/c.ogg"]])
+        #expect(s.report(elapsed: nil)["elapsed"] == nil)
+    }
+
+    /// Issue 22 item 10: a seek to the end of an item or past it is what mpv does at the end, in
+    /// one step — the next item, the file again (loop one), or the queue's end (the last item).
+    @Test func seekingToOrPastTheEndIsTheItemsEnd() throws {
+        var s = Self.playing()  // item 2 of 2 (30 s) current
+        func plan(_ e: JSON, elapsed: Double? = nil) throws -> MPVCommandPlan { try MPVCommandPlan.make(e, state: s, elapsed: elapsed).get() }
+        let past: JSON = ["command": "changePlaybackPosition", "position": 30.0]
+        #expect(try plan(past) == MPVCommandPlan(commands: [["playlist-next", "force"]], awaitsRestart: true, endsQueue: true))
+        #expect(try plan(["command": "changePlaybackPosition", "position": 29.5]).commands == [["seek", 29.5, "absolute+exact"]])
+        #expect(try plan(["command": "skipForward", "interval": 10.0], elapsed: 25).endsQueue)
+        #expect(try plan(["command": "skipForward", "interval": 10.0], elapsed: 5).commands == [["seek", 10.0, "relative+exact"]])
+        #expect(try plan(["command": "skipForward", "interval": 10.0]).commands == [["seek", 10.0, "relative+exact"]], "position unknown: mpv's seek")
+        s.apply("loop-playlist", "inf")
+        #expect(try plan(past) == MPVCommandPlan(commands: [["playlist-next", "force"]], awaitsRestart: true))
+        s.apply("loop-file", "inf")
+        #expect(try plan(past).commands == [["seek", 0, "absolute+exact"]])
+        s.apply("loop-file", false)
+        s.apply("loop-playlist", false)
+        s.apply("playlist-pos", 0)
+        s.apply("duration", 60.0)
+        #expect(try plan(["command": "changePlaybackPosition", "position": 75.0]) == MPVCommandPlan(commands: [["playlist-next", "force"]], awaitsRestart: true))
+    }
 }
+

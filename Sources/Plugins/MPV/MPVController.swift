@@ -302,6 +302,7 @@ final class MPVController {
         case "start-file":
             loadingFile = true
             holdSince = EventLoop.hrtime()
+            state.endedFile = nil
         case "seek":
             if !seeking { seeking = true; holdSince = EventLoop.hrtime() }
         case "playback-restart":
@@ -311,6 +312,10 @@ final class MPVController {
             fireRestartWaiters()
             syncNow {}
         case "end-file":
+            // Played (or seeked) to its end: if nothing starts after it, the queue ended there.
+            if o["reason"]?.stringValue == "eof", state.playlist.indices.contains(state.lastIndex) {
+                state.endedFile = state.playlist[state.lastIndex].filename
+            }
             // A file that failed to open never restarts playback: release whoever waits.
             if o["reason"]?.stringValue == "error" {
                 log("mpv could not play \(o["file_error"]?.stringValue ?? "a file") in session \(session)")
@@ -416,11 +421,13 @@ final class MPVController {
     func perform(_ event: JSON, _ reply: @escaping (CommandStatus) -> Void) {
         guard phase == .running, let c = connection, restoreStage == nil else { return reply(.commandFailed) }
         let plan: MPVCommandPlan
-        switch MPVCommandPlan.make(event, state: state) {
+        switch MPVCommandPlan.make(event, state: state, elapsed: inferredElapsed) {
         case .failure(let s): return reply(s.status)
         case .success(let p): plan = p
         }
         if let s = plan.shuffle { state.shuffle = s }
+        // Going idle ends the queue there: the report says the end of this item (see MPVState).
+        if plan.endsQueue { state.endedFile = state.current?.filename }
         if plan.commands.contains(where: { $0.first == "seek" }) {
             seeking = true
             holdSince = EventLoop.hrtime()
@@ -438,7 +445,10 @@ final class MPVController {
                     self.log("mpv refused \(command.first?.stringValue ?? "?") in session \(self.session): \(e.message)")
                     return self.syncNow { reply(plan.refusedStatus) }
                 }
-                if plan.awaitsRestart {
+                // (The queue ended already: mpv went idle before its answer was read.)
+                if plan.endsQueue, self.state.idleActive, self.state.playlistPos < 0 {
+                    self.syncNow { reply(.success) }
+                } else if plan.awaitsRestart {
                     self.afterRestart(timeoutMS: 1200) { self.syncNow { reply(.success) } }
                 } else {
                     self.syncNow { reply(.success) }
