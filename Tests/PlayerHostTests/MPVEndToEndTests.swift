@@ -288,3 +288,45 @@ extension MPVEndToEndTests {
     }
 }
 
+extension MPVEndToEndTests {
+    static let pulseAudioAvailable = MPVOptions.locate("pulseaudio", path: getenv("PATH").map { String(cString: $0) }) != nil
+        && MPVOptions.locate("pactl", path: getenv("PATH").map { String(cString: $0) }) != nil
+
+    /// Issue 22 item 1, heard where there is an output: with a private PulseAudio server (a null
+    /// sink, so nothing reaches a speaker) and mpv's default output list, mpv plays through
+    /// PulseAudio, not the null output; mpv's stream is on the test's sink.
+    @Test(.enabled(if: pulseAudioAvailable, "pulseaudio and pactl are not installed (apt-get install pulseaudio pulseaudio-utils): the default output is checked by the pure test only"))
+    func byDefaultMpvPlaysThroughTheAudioServerThereIs() throws {
+        let dir = DaemonHarness.makeTempDirectory()
+        defer { _ = try? runShell("rm -rf '\(dir)'") }
+        let server = "unix:\(dir)/pulse/native"
+        let pactl = "PULSE_SERVER='\(server)' pactl"
+        // At most a minute whatever happens (timeout), killed at the end.
+        let started = try runShell("""
+            mkdir -m 700 -p '\(dir)/pulse' && cd '\(dir)/pulse' && HOME='\(dir)/pulse' XDG_RUNTIME_DIR='\(dir)/pulse' \
+            timeout 60 pulseaudio -n --daemonize=no --exit-idle-time=-1 --use-pid-file=no --system=no \
+              --load='module-native-protocol-unix socket=\(dir)/pulse/native auth-anonymous=1' \
+              --load='module-null-sink sink_name=playerhost_test' </dev/null >'\(dir)/pulse/log' 2>&1 & echo $!
+            """)
+        let pid = try #require(started.output.split(separator: "\n").first.flatMap { Int32($0) }, "\(started.output)")
+        defer { kill(pid, SIGTERM) }
+        // Up once pactl gets an answer (each try is a round trip; pactl's own timeout bounds it).
+        let end = ControlClient.now() + 10
+        var up = false
+        while !up && ControlClient.now() < end { up = try runShell("\(pactl) info >/dev/null 2>&1 && echo up", deadline: 5).output == "up\n" }
+        let log = (try? runShell("cat '\(dir)/pulse/log'").output) ?? ""
+        try #require(up, "the test's PulseAudio server did not start: \(log)")
+
+        var env = SocketLocation.currentEnvironment()
+        env["PULSE_SERVER"] = server
+        env["PLAYERHOST_MPV_AO"] = nil
+        env["XDG_RUNTIME_DIR"] = dir + "/pulse"
+        let f = try MPVFixture(environment: env, pinNullOutput: false)
+        defer { f.close() }
+        #expect(try f.npctl("open '\(f.one)'").status == 0)
+        #expect(try f.probe().get("current-ao") == "pulse", "mpv picked the audio server, not null")
+        let streams = try runShell("\(pactl) list short sink-inputs").output
+        #expect(!streams.isEmpty, "mpv's stream is on the test's sink: \(streams)")
+    }
+}
+
