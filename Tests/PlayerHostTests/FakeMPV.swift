@@ -20,7 +20,9 @@ final class FakeMPV {
 
     /// `config`: TOML written to a file passed with `--config` (nil: none). `daemon` and
     /// `environment`: a harness to start it in and its environment (default: a new one, isolated).
-    init(config: String? = nil, daemon given: DaemonHarness? = nil, environment: [String: String]? = nil) throws {
+    /// `pinNullOutput: false` leaves the output to the configuration (tests of `[mpv] ao`).
+    init(config: String? = nil, daemon given: DaemonHarness? = nil, environment: [String: String]? = nil,
+         pinNullOutput: Bool = true) throws {
         daemon = try given ?? DaemonHarness()
         ownsDaemon = given == nil
         starts = daemon.directory + "/starts"
@@ -31,7 +33,7 @@ final class FakeMPV {
         var env = environment ?? daemon.isolatedEnvironment
         env["PLAYERHOST_MPV"] = executable
         // The null output, pinned like every mpv test's (this mpv plays nothing anyway).
-        env["PLAYERHOST_MPV_AO"] = "null"
+        if pinNullOutput { env["PLAYERHOST_MPV_AO"] = "null" } else { env["PLAYERHOST_MPV_AO"] = nil }
         var args: [String] = []
         if let config {
             let path = daemon.directory + "/fake-mpv.toml"
@@ -61,9 +63,15 @@ final class FakeMPV {
         return pids.sorted()
     }
 
+    /// The arguments fake mpv `pid` was started with.
+    func arguments(_ pid: Int32) -> [String] { Self.lines(starts + "/\(pid)") }
+
     /// Every file a fake mpv was told to load (`loadfile`), in order.
-    var loads: [String] {
-        let fd = open(daemon.directory + "/loads", O_RDONLY | O_CLOEXEC)
+    var loads: [String] { Self.lines(daemon.directory + "/loads") }
+
+    /// The lines of a small file (none if it is not there).
+    static func lines(_ path: String) -> [String] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return [] }
         defer { Glibc.close(fd) }
         var bytes: [UInt8] = []
@@ -107,7 +115,8 @@ final class FakeMPV {
         #!/usr/bin/python3
         import json, os, socket, sys, threading
         path = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--input-ipc-server=")][0]
-        open(os.path.join("\(starts)", str(os.getpid())), "w").close()
+        with open(os.path.join("\(starts)", str(os.getpid())), "w") as f:
+            f.write("\\n".join(sys.argv[1:]))
         props = {"pause": False, "duration": None, "metadata": {}, "media-title": None, "speed": 1.0,
                  "playlist-pos": -1, "playlist-count": 0, "eof-reached": False, "idle-active": True,
                  "loop-file": False, "loop-playlist": False, "playlist": [], "time-pos": None}

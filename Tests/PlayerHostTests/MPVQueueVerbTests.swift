@@ -89,4 +89,25 @@ import Testing
         #expect(try f.wait(10, c) { f.runningPIDs.isEmpty }, "its mpv stopped")
         #expect(try npctl(f, "remove 1").output.contains("no mpv session"))
     }
+
+    /// Issue 22 item 1: `[mpv] ao`, `audio_device` and `vo` reach mpv's command line, and a
+    /// reload applies new ones to the next mpv started (the running one keeps its output).
+    @Test func configuredOutputsReachMpvAndAReloadAppliesThemToNewPlayers() throws {
+        let f = try FakeMPV(config: "[mpv]\nao = \"pulse,null\"\naudio_device = \"pulse/test-sink\"\n", pinNullOutput: false)
+        defer { f.close() }
+        let c = try f.daemon.client(timeout: 30)
+        #expect(try npctl(f, "open --session a file:///m/a.ogg").status == 0)
+        let first = try #require(f.startedPIDs.first)
+        let args = f.arguments(first)
+        #expect(args.contains("--ao=pulse,null") && args.contains("--audio-device=pulse/test-sink") && args.contains("--vo=null"), "\(args)")
+
+        try writeTestFile(f.daemon.directory + "/fake-mpv.toml", "[mpv]\nvo = \"null\"\n")
+        _ = try c.call("host.reload")
+        #expect(try npctl(f, "open --session b file:///m/b.ogg").status == 0)
+        let second = try #require(f.startedPIDs.first { $0 != first })
+        let defaults = f.arguments(second)
+        #expect(defaults.contains("--ao=pipewire,pulse,alsa,jack,sdl,null") && !defaults.contains { $0.hasPrefix("--audio-device") }, "\(defaults)")
+        #expect(f.runningPIDs.contains(first), "the running mpv goes on")
+    }
 }
+

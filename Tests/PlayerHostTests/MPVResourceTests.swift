@@ -60,6 +60,13 @@ import Testing
         #expect(try c.call("mpv.status")["playlistCount"] == 1)
         #expect(try c.call("session.list").arrayValue?.filter { $0["kind"] == "mpv" }.count == 1)
         #expect(f.startedPIDs.count == 1, "fake mpv started: \(f.startedPIDs)")
+        // OpenUri plays now (issue 22 item 2): the session plays one of the URIs opened last
+        // (once the last open, which the bridge does not wait for, is done).
+        var now = JSON.null
+        #expect(try f.wait(10, c) {
+            now = try c.call("nowPlaying.get")
+            return now["playbackState"] == "playing" && now["info"]?["title"]?.stringValue?.hasPrefix("u") == true
+        }, "\(now)")
     }
 
     /// Item 7: `[mpv] max_sessions` caps the mpv sessions (each one mpv): past it, 1050 naming the

@@ -35,15 +35,17 @@ extension MPVController {
               _ completion: @escaping (Result<Void, EditFailure>) -> Void) {
         whenReady({ [weak self] in
             guard let self, let c = self.connection else { return completion(.failure(.mpv(MPVError("mpv is not running")))) }
+            // mpv's numbers, bounded before any arithmetic on them (a playlist is far smaller).
+            func bounded(_ v: Int?, _ fallback: Int) -> Int { min(max(v ?? fallback, -1), Int(Int32.max)) }
             var count = 0
             c.get("playlist-count") { result in
-                count = (try? result.get())?.intValue ?? 0
+                count = max(0, bounded((try? result.get())?.intValue, 0))
             }
             // mpv answers in order: by this answer the count is in.
             c.get("playlist-pos") { [weak self] result in
                 guard let self else { return completion(.failure(.mpv(MPVError("the session's mpv was stopped")))) }
                 guard self.connection === c, !c.isClosed else { return completion(.failure(.mpv(MPVError("mpv went away")))) }
-                let position = (try? result.get())?.intValue ?? -1
+                let position = bounded((try? result.get())?.intValue, -1)
                 switch plan(count, position) {
                 case .failure(let e): completion(.failure(.outOfRange(e)))
                 case .success(let commands): self.run(commands, on: c, wait: wait, completion)
