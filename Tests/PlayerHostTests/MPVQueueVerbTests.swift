@@ -109,5 +109,26 @@ import Testing
         #expect(defaults.contains("--ao=pipewire,pulse,alsa,jack,sdl,null") && !defaults.contains { $0.hasPrefix("--audio-device") }, "\(defaults)")
         #expect(f.runningPIDs.contains(first), "the running mpv goes on")
     }
+
+    /// Queueing into a new mpv session does not take the audio: what plays goes on until the
+    /// mpv session plays (issue 22: nobody's music is paused unless that session's playback starts).
+    @Test func addingToANewSessionInterruptsNothingUntilItPlays() throws {
+        let f = try FakeMPV()
+        defer { f.close() }
+        let c = try f.daemon.client(timeout: 30)
+        let other = try f.daemon.client()
+        _ = try other.call("host.hello", ["name": "radio"])
+        _ = try other.call("session.create", ["id": "radio", "kind": "main"])
+        _ = try other.call("audio.configure", ["session": "radio", "category": "playback"])
+        _ = try other.call("audio.activate", ["session": "radio"])
+        func audio(_ s: String) throws -> JSON { try c.call("session.get", ["session": .string(s)])["audio"] ?? .null }
+
+        #expect(try npctl(f, "add file:///m/a.ogg").output == "")
+        #expect(try audio("radio")["interrupted"] == false && audio("mpv")["active"] == false)
+        #expect(try queue(c).titles == ["a.ogg"])
+        #expect(try npctl(f, "play --session mpv").status == 0)
+        #expect(try audio("mpv")["active"] == true && audio("radio")["interrupted"] == true)
+        #expect(try c.call("nowPlaying.get")["playbackState"] == "playing")
+    }
 }
 

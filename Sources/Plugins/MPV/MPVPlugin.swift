@@ -20,7 +20,7 @@ public final class MPVPlugin: SessionPlugin {
     public private(set) var options: MPVOptions
     private(set) var context: PluginContext?
     private var controllers: [String: MPVController] = [:]
-    /// Sessions by last use: `mpv.open` without a session adds to the most recent one.
+    /// Sessions by last use: `mpv.open` without a session goes to the most recent one.
     private var recent: [String] = []
     private var socketDirectory: String?
     private var socketCounter = 0
@@ -172,7 +172,9 @@ public final class MPVPlugin: SessionPlugin {
                 }
             }
         }
-        session(named, c) { result in
+        // A session made to queue into does not take the audio (and interrupt what plays): it
+        // activates when it plays (a play re-activates, see `command.send`).
+        session(named, c, activate: mode == .replace) { result in
             switch result {
             case .failure(let e): reply(.failure(e))
             case .success(let ctl): load(ctl)
@@ -201,7 +203,8 @@ public final class MPVPlugin: SessionPlugin {
 
     /// The controller of session `named` (the most recent one for nil): the existing one, the one
     /// being created (joined), or a new one — unless that would pass `maxSessions`.
-    func session(_ named: String?, _ c: PluginContext, _ done: @escaping (Result<MPVController, RPCError>) -> Void) {
+    func session(_ named: String?, _ c: PluginContext, activate: Bool = true,
+                 _ done: @escaping (Result<MPVController, RPCError>) -> Void) {
         if let ctl = controller(named: named) { return done(.success(ctl)) }
         let key = named ?? Self.defaultCreation
         if creations[key] != nil {
@@ -215,7 +218,7 @@ public final class MPVPlugin: SessionPlugin {
                                           data: ["limit": "mpv.max_sessions", "value": .int(Int64(limit))])))
         }
         creations[key] = [done]
-        createSession(named, c) { [weak self] result in
+        createSession(named, c, activate: activate) { [weak self] result in
             guard let self else { return }
             let waiting = self.creations.removeValue(forKey: key) ?? []
             let outcome: Result<MPVController, RPCError>
@@ -234,9 +237,10 @@ public final class MPVPlugin: SessionPlugin {
         }
     }
 
-    /// Creates an external session, its audio (playback, active) and its command targets;
-    /// `completion` gets its id once the host has done it all.
-    private func createSession(_ id: String?, _ c: PluginContext, _ completion: @escaping (Result<String, RPCError>) -> Void) {
+    /// Creates an external session, its audio (playback; active unless `activate` is false) and
+    /// its command targets; `completion` gets its id once the host has done it all.
+    private func createSession(_ id: String?, _ c: PluginContext, activate: Bool = true,
+                               _ completion: @escaping (Result<String, RPCError>) -> Void) {
         var create: [String: JSON] = ["kind": "mpv", "driver": "external"]
         if let id { create["id"] = .string(id) }
         c.call("session.create", create) { result in
@@ -256,7 +260,7 @@ public final class MPVPlugin: SessionPlugin {
                     }
                 }
                 // Calls are answered in order: once this one is, the set-up above is done.
-                c.call("audio.activate", ["session": session]) { result in
+                c.call(activate ? "audio.activate" : "session.get", ["session": session]) { result in
                     switch result {
                     case .success: completion(.success(sid))
                     case .failure(let e): completion(.failure(e))
