@@ -312,6 +312,12 @@ public struct HostConfig: Codable, Sendable, Equatable {
                 throw .config("\(ConfigSchema.location(of: key, source: source, text: text)): \(key) must be at least 1")
             }
         }
+        // An empty output would be mpv's probe without the `null` fallback (or no output at all).
+        for (key, value) in [("mpv.ao", mpv?.audioOutput), ("mpv.vo", mpv?.videoOutput), ("mpv.audio_device", mpv?.audioDevice)] {
+            if let v = value, v.allSatisfy({ $0 == " " || $0 == "," }) {
+                throw .config("\(ConfigSchema.location(of: key, source: source, text: text)): \(key) must not be empty")
+            }
+        }
         try check("max_subscriptions_per_client", maxSubscriptionsPerClient, 1...1_000)
         try check("max_total_output_mb", maxTotalOutputMB, 1...65_536)
         try check("requests_per_turn", requestsPerTurn, 1...100_000)
@@ -426,17 +432,36 @@ public struct MPVConfig: Codable, Sendable, Equatable {
     public var urlSchemes: [String]?
     /// mpv sessions (each one mpv process) the plugin runs at most (`max_sessions`, default 16).
     public var maxSessions: Int?
+    /// mpv's `--ao` (`ao`): an output or a comma-separated list tried in turn. Default: mpv's own
+    /// probing order then `null` (`pipewire,pulse,alsa,jack,sdl,null`); `null` plays nowhere.
+    /// `PLAYERHOST_MPV_AO` in the daemon's environment overrides it.
+    public var audioOutput: String?
+    /// mpv's `--audio-device` (`audio_device`, e.g. `pulse/alsa_output.usb-…`; `mpv
+    /// --audio-device=help` lists them). Default: the output's own default device.
+    public var audioDevice: String?
+    /// mpv's `--vo` (`vo`; default `null`: no window). `PLAYERHOST_MPV_VO` overrides it.
+    public var videoOutput: String?
 
-    public init(urlSchemes: [String]? = nil, maxSessions: Int? = nil) {
+    public init(urlSchemes: [String]? = nil, maxSessions: Int? = nil,
+                audioOutput: String? = nil, audioDevice: String? = nil, videoOutput: String? = nil) {
         self.urlSchemes = urlSchemes
         self.maxSessions = maxSessions
+        self.audioOutput = audioOutput
+        self.audioDevice = audioDevice
+        self.videoOutput = videoOutput
     }
 
-    static let schema: [ConfigKey] = [ConfigKey("url_schemes", .array(.string)), ConfigKey("max_sessions", .integer)]
+    static let schema: [ConfigKey] = [
+        ConfigKey("url_schemes", .array(.string)), ConfigKey("max_sessions", .integer),
+        ConfigKey("ao", .string), ConfigKey("audio_device", .string), ConfigKey("vo", .string),
+    ]
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case urlSchemes = "url_schemes"
         case maxSessions = "max_sessions"
+        case audioOutput = "ao"
+        case audioDevice = "audio_device"
+        case videoOutput = "vo"
     }
 }
 
