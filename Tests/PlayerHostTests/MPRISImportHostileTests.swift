@@ -78,10 +78,10 @@ import Testing
     /// nesting 28 deep, floods of `PropertiesChanged`, `Seeked` at INT64_MIN/MAX, calls never
     /// answered, churn) while a client sends every seek command with extreme values to whatever
     /// is imported. Then: `host.ping` answers, and once the players are gone the daemon's fds are
-    /// back where they were. `IMPORT_FUZZ_SECONDS` (default 15) and `IMPORT_FUZZ_SEED` change the
+    /// back where they were. `IMPORT_FUZZ_SECONDS` (default 25) and `IMPORT_FUZZ_SEED` change the
     /// run; `scripts/fuzz-import.sh SECONDS [SEED]` runs a longer one.
     @Test func aStormOfHostilePlayersLeavesTheDaemonAnswering() throws {
-        let seconds = Double(Self.environment("IMPORT_FUZZ_SECONDS") ?? "") ?? 15
+        let seconds = Double(Self.environment("IMPORT_FUZZ_SECONDS") ?? "") ?? 25
         let seed = UInt64(Self.environment("IMPORT_FUZZ_SEED") ?? "") ?? 0x1_AB0_57
         let tag = "import fuzz seed \(seed) (replay: scripts/fuzz-import.sh \(Int(seconds)) \(seed))"
         let f = try ImportFixture()
