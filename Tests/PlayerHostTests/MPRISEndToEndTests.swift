@@ -167,4 +167,52 @@ import Testing
         #expect(stats?["status"] == "active")
         #expect((stats?["reconnects"]?.intValue ?? 0) >= 1)
     }
+
+    /// Issue 22 item 5: one card per player. With one host session and one imported player
+    /// (the python fake) playing, `playerctl -l` lists each once, and the export stays on the
+    /// host's own session instead of mirroring the imported one (`playerctl -a metadata` showed
+    /// the fake's track twice); npctl's `playerhost` is the same. `[mpris] export =
+    /// "now-playing"`, applied by a reload, brings the mirror back.
+    @Test func anImportedPlayerIsListedOnceAndTheExportKeepsTheHostsOwnSession() throws {
+        let session = """
+            [[session]]
+            id = "main"
+            kind = "main"
+            category = "playback"
+            activate = true
+            bind_defaults = true
+            autoplay = true
+            [[session.item]]
+            title = "Alpha"
+            artist = "Ann"
+            duration = 100
+            """
+        let f = try ImportFixture(config: session)
+        defer { f.close() }
+        #expect(try f.mpris.waitForName())
+        #expect(try f.waitUntil(10) { try f.client.call("nowPlaying.get")["session"] == "main" })
+        try f.startFake("fake")
+        #expect(try f.waitUntil(10) { try f.sessionIDs() == ["main", "mpris-fake"] })
+        _ = try f.mpris.sh("gdbus call --session --dest org.mpris.MediaPlayer2.fake --object-path /org/mpris/MediaPlayer2 --method org.playerhost.Test.Change PlaybackStatus \"<'Playing'>\"")
+        #expect(try f.waitUntil(10) { try f.client.call("nowPlaying.get")["session"] == "mpris-fake" })
+
+        let listed = try f.mpris.sh("playerctl -l").split(separator: "\n").map(String.init)
+        print("playerctl -l with one imported player and one host session: \(listed.count) players \(listed)")
+        #expect(listed.sorted() == ["fake", "playerhost"])
+        let cards = "-a metadata --format '{{playerName}}: {{title}}'"
+        let shown = try f.mpris.sh("playerctl " + cards).split(separator: "\n").map(String.init).sorted()
+        #expect(shown == ["fake: Fake Song", "playerhost: Alpha"], "each track once")
+        let npctlCards = try f.npctl(cards).output
+        #expect(npctlCards.split(separator: "\n").map(String.init).sorted() == shown, "npctl: \(npctlCards)")
+        #expect(try f.npctl("-l").output == "playerhost\nfake\n")
+        #expect(try f.client.call("mpris.get")["session"] == "main")
+        #expect(try f.client.call("host.stats")["mpris"]?["export"] == "own")
+
+        // The mirror, for those who want one proxy player: applied by a reload.
+        _ = try runShell("printf '[mpris]\\nexport = \"now-playing\"\\n' > '\(f.harness.directory)/import.toml' && cat >> '\(f.harness.directory)/import.toml' <<'EOF'\n\(session)\nEOF")
+        let reloaded = try f.client.call("host.reload")
+        #expect(reloaded["settingsChanged"]?.arrayValue?.contains("mpris.export") == true, "\(reloaded)")
+        #expect(try f.mpris.playerctl("metadata title") == "Fake Song")
+        #expect(try f.npctl("metadata title").output == "Fake Song\n")
+    }
 }
