@@ -207,6 +207,13 @@ import Testing
         #expect(try f.npctl("-l").output == "playerhost\nfake\n")
         #expect(try f.client.call("mpris.get")["session"] == "main")
         #expect(try f.client.call("host.stats")["mpris"]?["export"] == "own")
+        // --follow on playerhost follows the export too, not the imported player in the slot.
+        let script = """
+            coproc F { exec timeout 20 "$N" metadata --follow --format "{{playerName}}: {{title}}"; }
+            read -r -t 20 a <&"${F[0]}"; kill "$F_PID"; wait "$F_PID"; echo "$a"
+            """
+        let followed = try runShell("PLAYERHOST_SOCKET='\(f.harness.socketPath)' N='\(DaemonHarness.npctl)' bash -c '\(script)'")
+        #expect(followed.output == "playerhost: Alpha\n")
 
         // The mirror, for those who want one proxy player: applied by a reload.
         _ = try runShell("printf '[mpris]\\nexport = \"now-playing\"\\n' > '\(f.harness.directory)/import.toml' && cat >> '\(f.harness.directory)/import.toml' <<'EOF'\n\(session)\nEOF")
