@@ -9,10 +9,12 @@ import PlayerHostModel
 /// What it shows is `MPRISExportSelection`'s choice (`[mpris] export`): by default the host's own
 /// session that is Now Playing, or was most recently while an imported desktop player holds the
 /// slot (that player has its own card: mirroring it would show it twice); with
-/// `export = "now-playing"`, whatever is Now Playing. Owns `org.mpris.MediaPlayer2.playerhost` at `/org/mpris/MediaPlayer2` for as long as the
-/// daemon runs (not only while something is Now Playing: a name that comes and goes makes
-/// desktop shells flicker; with nothing Now Playing it shows Stopped, empty Metadata and
-/// `CanPlay` false, which shells take as "hide the card"). Its input is one typed value,
+/// `export = "now-playing"`, whatever is Now Playing.
+///
+/// Owns `org.mpris.MediaPlayer2.playerhost` at `/org/mpris/MediaPlayer2` for as long as the
+/// daemon runs (not only while something is shown: a name that comes and goes makes desktop
+/// shells flicker; with nothing to show it is Stopped, with empty Metadata and `CanPlay` false,
+/// which shells take as "hide the card"). Its input is one typed value,
 /// `MPRISNowPlaying?`, from the gate's published Now Playing value (an `EventSink` for the
 /// `nowPlaying` topic; `commands` so Can* follow at once; `info` for an own session shown while
 /// it is not Now Playing); `MPRISProperties` maps it, and the diff with the previous mapping is

@@ -2,7 +2,7 @@ import PlayerHostBase
 import PlayerHostLoop
 import PlayerHostModel
 
-/// The MPRIS2 properties of the Now Playing session: a pure mapping from `MPRISNowPlaying`
+/// The MPRIS2 properties of the session the export shows (`MPRISExportSelection`): a pure mapping from `MPRISNowPlaying`
 /// (nothing of D-Bus but its value types). The bridge diffs two of these to know which
 /// PropertiesChanged and Seeked signals to send.
 ///
