@@ -333,6 +333,10 @@ public struct HostConfig: Codable, Sendable, Equatable {
                 throw .config("\(source): session '\(s.id)': players must be 1…16, not \(p)")
             }
         }
+        if let e = mpris?.export, !MPRISConfig.exportValues.contains(e) {
+            let at = ConfigSchema.location(of: "export", source: source, text: text)
+            throw .config("\(at): mpris.export must be one of \(MPRISConfig.exportValues.joined(separator: ", ")), not '\(e)'")
+        }
         if let l = logLevel, Logger.Level(rawValue: l) == nil {
             let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
             throw .config("\(source): log_level must be one of \(names), not '\(l)'")
@@ -370,10 +374,16 @@ public struct HostConfig: Codable, Sendable, Equatable {
     }
 }
 
-/// `[mpris]`: whether the Now Playing session is exported as an MPRIS2 player (default on), and
-/// whether the desktop's other MPRIS players are imported as sessions (default on).
+/// `[mpris]`: whether the host's sessions are exported as an MPRIS2 player (default on) and
+/// which (`export`), and whether the desktop's other MPRIS players are imported as sessions
+/// (default on).
 public struct MPRISConfig: Codable, Sendable, Equatable {
     public var enabled: Bool?
+    /// `export`: `own` (default: the host's own session that is Now Playing, or was most
+    /// recently; never an imported player) or `now-playing` (whatever is Now Playing).
+    public var export: String?
+    /// The values `export` takes.
+    public static let exportValues = ["own", "now-playing"]
     /// `import`: every MPRIS player on the session bus becomes a session.
     public var importPlayers: Bool?
     /// `interrupt_imported`: pause an imported player over MPRIS when the model interrupts it.
@@ -383,6 +393,7 @@ public struct MPRISConfig: Codable, Sendable, Equatable {
 
     static let schema: [ConfigKey] = [
         ConfigKey("enabled", .boolean),
+        ConfigKey("export", .string),
         ConfigKey("import", .boolean),
         ConfigKey("interrupt_imported", .boolean),
         ConfigKey("ignore", .array(.string)),
@@ -390,13 +401,16 @@ public struct MPRISConfig: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case enabled
+        case export
         case importPlayers = "import"
         case interruptImported = "interrupt_imported"
         case ignore
     }
 
-    public init(enabled: Bool? = nil, importPlayers: Bool? = nil, interruptImported: Bool? = nil, ignore: [String]? = nil) {
+    public init(enabled: Bool? = nil, export: String? = nil, importPlayers: Bool? = nil, interruptImported: Bool? = nil,
+                ignore: [String]? = nil) {
         self.enabled = enabled
+        self.export = export
         self.importPlayers = importPlayers
         self.interruptImported = interruptImported
         self.ignore = ignore

@@ -62,6 +62,7 @@ public final class HostDaemon {
         dispatcher.table.register(HostMethods.model(nowPlaying))
         dispatcher.table.register(provided.method)
         dispatcher.table.register([ConfigReloader.method(host: self)])
+        dispatcher.table.register(MPRISMethods.all(host: self))
         dispatcher.table.register(HostMethods.artwork(host: self))
         dispatcher.table.register(HostMethods.pluginState(host: self))
     }
@@ -153,6 +154,7 @@ public final class HostDaemon {
         let bridge = MPRISBridge(loop: loop, logger: logger, service: nowPlaying,
                                  address: DBusConnection.sessionBusAddress(environment: env),
                                  enabled: options.config.mpris?.enabled ?? true)
+        bridge.configure(export: options.config.mpris?.export)
         // D-Bus callers reach these: weak, never unowned.
         bridge.canOpen = { [weak self] in self?.provided.isProvided("mpv.open") ?? false }
         bridge.opener = { [weak self] uri in
