@@ -106,7 +106,8 @@ struct Remote {
         if global.json { print(r.jsonString) }
         let status = r["status"]?.stringValue ?? "unknown"
         if status != "success" {
-            throw Failure("\(command) on \(r["session"]?.stringValue ?? "?"): \(status)")
+            // The daemon's sentence (`no next item in the queue of mpv`); the code is in --json.
+            throw Failure(r["message"]?.stringValue ?? "\(command) on \(r["session"]?.stringValue ?? "?"): \(status)")
         }
     }
 
@@ -129,7 +130,10 @@ struct Remote {
                 if global.json { print(r.jsonString) }
                 sent += 1
                 let status = r["status"]?.stringValue ?? "unknown"
-                if status != "success" { failed += 1; Stderr.write("npctl: \(command) on \(id): \(status)\n") }
+                if status != "success" {
+                    failed += 1
+                    Stderr.write("npctl: \(r["message"]?.stringValue ?? "\(command) on \(id): \(status)")\n")
+                }
             } catch {
                 if Self.isUnavailable(error) { continue }
                 throw Self.failure(error)

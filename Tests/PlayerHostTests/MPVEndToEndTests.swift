@@ -82,7 +82,7 @@ struct MPVEndToEndTests {
 
         // At the last item there is no next: the command says so, mpv stays.
         let atEnd = try f.npctl("next")
-        #expect(atEnd.status == 1 && atEnd.output.contains("noSuchContent"), "\(atEnd.output)")
+        #expect(atEnd.status == 1 && atEnd.output.contains("no next item in the queue of"), "\(atEnd.output)")
         #expect(try mpv.get("playlist-pos") == 1)
 
         #expect(try f.npctl("previous").status == 0)

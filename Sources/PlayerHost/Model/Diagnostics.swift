@@ -19,17 +19,22 @@ extension NowPlayingModel {
             if !c.targets.isEmpty, !c.isEnabled {
                 out.append(Diagnostic(severity: .warning, code: "commandTargetedButDisabled",
                                       message: "\(kind.rawValue) has a target but is disabled",
-                                      fix: "command.enable \(s.id) \(kind.rawValue) true (or remove its target)"))
+                                      fix: enable(s.id, kind, true) + " (or its app removes the target)"))
             }
             if c.isEnabled, c.targets.isEmpty {
                 let fix = s.driver == .external
-                    ? "its backend must command.addTarget \(s.id) \(kind.rawValue) (or command.enable it false)"
-                    : "command.addTarget \(s.id) \(kind.rawValue), or command.bindDefaults \(s.id) (or command.enable it false)"
+                    ? "its app (the plugin or player behind it) must handle \(kind.rawValue) (command.addTarget); or turn it off: \(enable(s.id, kind, false))"
+                    : "\(FixCommand.call("command.bindDefaults", session: s.id)), or turn it off: \(enable(s.id, kind, false))"
                 out.append(Diagnostic(severity: .warning, code: "commandEnabledWithoutTarget",
                                       message: "\(kind.rawValue) is enabled but has no target", fix: fix))
             }
         }
         return out
+    }
+
+    /// `npctl call command.enable '{"session":…,"command":…,"enabled":…}'`.
+    private func enable(_ id: SessionID, _ kind: RemoteCommandKind, _ on: Bool) -> String {
+        FixCommand.call("command.enable", session: id, [("command", FixCommand.jsonString(kind.rawValue)), ("enabled", on ? "true" : "false")])
     }
 
     package func faults(of s: Session) -> [Diagnostic] {
@@ -43,8 +48,11 @@ extension NowPlayingModel {
         let loaded = sessionPlayers.contains { $0.timeline.currentItem != nil }
 
         for (i, p) in sessionPlayers.enumerated() where p.timeline.status == .failed {
-            out.append(Diagnostic(severity: .error, code: "playerFailed", message: "player \(i) failed",
-                                  fix: "player.load \(s.id) again with a playable item"))
+            let item = p.timeline.currentItem?.title.map { " on \"\($0)\"" } ?? ""
+            out.append(Diagnostic(severity: .error, code: "playerFailed", message: "player \(i + 1) of \(s.id) failed\(item)",
+                                  fix: s.driver == .external
+                                      ? "open something playable in it (npctl open FILE for mpv)"
+                                      : FixCommand.call("player.load", session: s.id, [("items", #"[{"title":"…","url":"FILE"}]"#)])))
         }
         if !s.automaticallyPublishes {
             let rate = info.rate ?? 0
@@ -83,7 +91,8 @@ extension NowPlayingModel {
             if c.isEnabled, c.configuration.preferredIntervals.isEmpty {
                 out.append(Diagnostic(severity: .warning, code: "noPreferredIntervals",
                                       message: "\(k.rawValue) has no preferredIntervals: remotes cannot label the button",
-                                      fix: "command.configure \(s.id) \(k.rawValue) {preferredIntervals: [15]}"))
+                                      fix: FixCommand.call("command.configure", session: s.id,
+                                                           [("command", FixCommand.jsonString(k.rawValue)), ("preferredIntervals", "[15]")])))
             }
         }
         out += halfSetUpCommands(of: s)
@@ -96,7 +105,8 @@ extension NowPlayingModel {
         if rate.isEnabled, rate.configuration.supportedPlaybackRates.isEmpty {
             out.append(Diagnostic(severity: .warning, code: "noSupportedRates",
                                   message: "changePlaybackRate has no supportedPlaybackRates: every rate is refused",
-                                  fix: "command.configure \(s.id) changePlaybackRate {supportedPlaybackRates: [1, 1.5, 2]}"))
+                                  fix: FixCommand.call("command.configure", session: s.id,
+                                                       [("command", #""changePlaybackRate""#), ("supportedPlaybackRates", "[0.5,1,1.5,2]")])))
         }
         if s.app != Self.hostApp, !s.audio.backgroundAudio {
             out.append(Diagnostic(severity: .info, code: "noBackgroundAudio",
