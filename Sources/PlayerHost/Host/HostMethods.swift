@@ -73,7 +73,7 @@ enum HostMethods {
                 guard let host else { throw RPCError(.shuttingDown, "the host is shutting down") }
                 return .array(host.hostDiagnostics)
             },
-            .sync("plugin.list", summary: "Built-in and supervised plugins: name, kind, state, pid, restarts, last exit.",
+            .sync("plugin.list", summary: "Built-in and supervised plugins: name, kind, state, pid, restarts, last exit, and stderrTail (a supervised plugin's last 20 lines / 4 KiB of stderr).",
                   result: .array) { [weak host] _ in
                 host?.pluginList ?? []
             },
