@@ -72,6 +72,8 @@ import Testing
         _ = try m.bindDefaultCommands(session: "idle", now: .zero)
         let inactive = try #require(try m.diagnostics(session: "idle", now: .zero).first { $0.code == "audioInactive" })
         #expect(inactive.fix == "npctl activate idle, or play it: npctl play --session idle")
+        #expect(inactive.severity == .warning)
+        #expect(inactive.message == "audio session not active: it activates when it first plays, and cannot be Now Playing until then")
 
         try m.makeEligible("race", kind: .multiview)
         try m.makeEligible("other", caller: .client(1))

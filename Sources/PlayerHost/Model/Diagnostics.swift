@@ -39,7 +39,13 @@ extension NowPlayingModel {
 
     package func faults(of s: Session) -> [Diagnostic] {
         var out: [Diagnostic] = Eligibility(s).failures.map {
-            Diagnostic(severity: .error, code: $0.code, message: $0.reason, fix: $0.fix)
+            // A session that has not played yet is inactive by design (apps activate right
+            // before they play, issue 22): a warning that says so, not an error.
+            $0.code == "audioInactive"
+                ? Diagnostic(severity: .warning, code: $0.code,
+                             message: "\($0.reason): it activates when it first plays, and cannot be Now Playing until then",
+                             fix: $0.fix)
+                : Diagnostic(severity: .error, code: $0.code, message: $0.reason, fix: $0.fix)
         }
         let published = publishedInfo(s)
         let info = published.info
