@@ -17,7 +17,7 @@ extension HostDaemon {
     /// `path` (a file) or `stderr` (a plugin's last lines) where there is one.
     public var hostDiagnostics: [JSON] {
         var out: [JSON] = (state?.diagnostics ?? []).map { d, path in Self.json(d, ["path": .string(path)]) }
-        out += Self.mprisFaults(status: mpris?.status, configPath: options.configPath).map { Self.json($0) }
+        out += Self.mprisFaults(status: mpris?.status, configPath: namedConfig, configFile: options.configPath).map { Self.json($0) }
         out += pluginDiagnostics
         out += artworkDiagnostics.map { d, path in Self.json(d, path.map { ["path": .string($0)] } ?? [:]) }
         // Most severe first, as a session's faults are; otherwise in the order above.
@@ -34,21 +34,26 @@ extension HostDaemon {
     }
 
     /// `-- --config PATH` when the daemon was given one, for the restart fix.
-    private var configWords: String { Self.configWords(options.configPath) }
+    private var configWords: String { Self.configWords(namedConfig) }
+
+    /// The config file named with `--config` (nil: the default path, which a restart finds
+    /// by itself, present or not).
+    private var namedConfig: String? { options.configRequired ? options.configPath : nil }
 
     static func configWords(_ configPath: String?) -> String {
         configPath.map { " -- --config \(FixCommand.word($0))" } ?? ""
     }
 
-    /// MPRIS off, and why, from the bridge's status (nil: there is no bridge).
-    static func mprisFaults(status: MPRISBridge.Status?, configPath: String?) -> [Diagnostic] {
+    /// MPRIS off, and why, from the bridge's status (nil: there is no bridge). `configPath`:
+    /// the file named with `--config`, if any; `configFile`: the file read (for the message).
+    static func mprisFaults(status: MPRISBridge.Status?, configPath: String?, configFile: String? = nil) -> [Diagnostic] {
         let name = MPRISBridge.busName
         let restart = "npctl daemon stop && npctl daemon start\(configWords(configPath))"
         switch status {
         case .disabled?:
             return [Diagnostic(severity: .warning, code: "mprisDisabled",
                                message: "MPRIS is off: [mpris] enabled = false in the config, so desktop media controls, media keys and playerctl cannot see PlayerHost",
-                               fix: "remove `enabled = false` from [mpris] in \(configPath ?? "the config file"), then: \(restart)")]
+                               fix: "remove `enabled = false` from [mpris] in \(configFile ?? configPath ?? "the config file"), then: \(restart)")]
         case .noSessionBus?:
             return [Diagnostic(severity: .warning, code: "mprisNoSessionBus",
                                message: "MPRIS is off: the daemon found no session bus (DBUS_SESSION_BUS_ADDRESS unset, no $XDG_RUNTIME_DIR/bus), so desktop media controls cannot see PlayerHost",

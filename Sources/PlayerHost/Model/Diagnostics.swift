@@ -79,8 +79,9 @@ extension NowPlayingModel {
         }
         if info.title == nil {
             out.append(Diagnostic(severity: .warning, code: "noTitle", message: "no title: nothing will display",
-                                  fix: s.automaticallyPublishes ? "give the current item a title (player.load \(s.id) with the item's title)"
-                                      : "info.update \(s.id) {title}"))
+                                  fix: s.driver == .external ? "its player gives the current item no title: tag the file with one"
+                                      : s.automaticallyPublishes ? "load items with titles: " + FixCommand.call("player.load", session: s.id, [("items", #"[{"title":"…","url":"FILE"}]"#)])
+                                      : FixCommand.call("info.update", session: s.id, [("info", #"{"title":"…"}"#)])))
         }
         if info.duration == nil, !info.isLiveStream, !(info.isEmpty && !loaded) {
             out.append(Diagnostic(severity: .warning, code: "noDuration",
@@ -89,7 +90,10 @@ extension NowPlayingModel {
         }
         if info[.artwork] == nil {
             out.append(Diagnostic(severity: .info, code: "noArtwork", message: "no artwork: displays show a placeholder",
-                                  fix: "set artwork {id, bounds, sources}"))
+                                  fix: s.automaticallyPublishes
+                                      ? "give the current item a cover (embedded in the file, or artwork in the item's info)"
+                                      : FixCommand.call("info.update", session: s.id,
+                                                        [("info", #"{"artwork":{"id":"cover","sources":["file:///path/to/cover.jpg"]}}"#)])))
         }
         out += artworkFaults(s, info)
         for k in [RemoteCommandKind.skipForward, .skipBackward] {
