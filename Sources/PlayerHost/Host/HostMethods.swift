@@ -68,16 +68,12 @@ enum HostMethods {
                 }
                 return true
             },
-            .sync("host.doctor", summary: "Faults of the host itself, outside any session (arbiter.doctor has those): the state file cannot be written, or was set aside or unreadable at start. Each with the file's path and the fix; [] when all is well.",
-                  result: .array, resultSummary: "[{severity, code, message, fix, path}]") { [weak host] _ throws(RPCError) in
+            .sync("host.doctor", summary: "Faults of the host itself, outside any session (arbiter.doctor has those): the state file cannot be written, or was set aside or unreadable at start (with its path); MPRIS off and why; plugins that failed or keep exiting (with the last lines of their stderr); the artwork helper missing. Each with the fix; [] when all is well.",
+                  result: .array, resultSummary: "[{severity, code, message, fix, path?, plugin?, stderr?}]") { [weak host] _ throws(RPCError) in
                 guard let host else { throw RPCError(.shuttingDown, "the host is shutting down") }
-                return .array((host.state?.diagnostics ?? []).map { d, path in
-                    guard case .object(var o) = d.toJSON() else { return d.toJSON() }
-                    o["path"] = .string(path)
-                    return .object(o)
-                })
+                return .array(host.hostDiagnostics)
             },
-            .sync("plugin.list", summary: "Built-in and supervised plugins: name, kind, state, pid, restarts, last exit.",
+            .sync("plugin.list", summary: "Built-in and supervised plugins: name, kind, state, pid, restarts, last exit, and stderrTail (a supervised plugin's last 20 lines / 4 KiB of stderr).",
                   result: .array) { [weak host] _ in
                 host?.pluginList ?? []
             },

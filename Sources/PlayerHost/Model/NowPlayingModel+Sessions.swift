@@ -222,7 +222,8 @@ extension NowPlayingModel {
     }
 
     /// `session.close`: players pause (and go, unless adopted), sessions it interrupted are
-    /// released (`ended`, `shouldResume: false`), the slot moves on if it held it.
+    /// released as if it had deactivated with `notifyOthers` (`ended`, `shouldResume: true`: a
+    /// player paused by the interruption plays again), the slot moves on if it held it.
     public mutating func closeSession(_ id: SessionID, caller: Caller = .host, now: MonotonicInstant) throws -> ModelResult<Void> {
         try perform(now) { m, t in
             try m.requireOwner(try m.session(id), caller)
@@ -279,7 +280,10 @@ extension NowPlayingModel {
         }
         sessions[id] = nil
         freeDefaultID(id)
-        releaseInterruptions(by: id, shouldResume: false)
+        // A closing session (its app exiting included) gives the audio back: what it paused
+        // resumes, as after `audio.deactivate` with `notifyOthers` (SPEC, Audio session). With
+        // `false` here, mpv stayed paused for good after a plugin that interrupted it exited.
+        releaseInterruptions(by: id, shouldResume: true, at: t)
         if apps[s.app]?.preferredSession == id { apps[s.app]?.preferredSession = nil }
         closedHints[id] = reason
         emit(.sessionClosed(id, reason: reason))
