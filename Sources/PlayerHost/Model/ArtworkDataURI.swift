@@ -39,23 +39,31 @@ public enum ArtworkDataURI {
     static func sha256(_ data: UnsafeRawBufferPointer) -> [UInt8] {
         var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
         var w = [UInt32](repeating: 0, count: 64)
-        let full = data.count - data.count % 64
-        var offset = 0
-        while offset < full {
-            compress(&h, &w, UnsafeRawBufferPointer(rebasing: data[offset..<offset + 64]))
-            offset += 64
-        }
         // The tail: the last bytes, 0x80, zeros, and the length in bits (big-endian), in one or two blocks.
+        let full = data.count - data.count % 64
         var tail = Array(data[full...])
         tail.append(0x80)
         while tail.count % 64 != 56 { tail.append(0) }
         let bits = UInt64(data.count) &* 8
         for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
-        tail.withUnsafeBytes { t in
-            var o = 0
-            while o < t.count {
-                compress(&h, &w, UnsafeRawBufferPointer(rebasing: t[o..<o + 64]))
-                o += 64
+        // Raw pointers throughout: this runs on the daemon's loop for every data: id, at ~10 ms a
+        // MiB with checked array accesses.
+        h.withUnsafeMutableBufferPointer { h in
+            w.withUnsafeMutableBufferPointer { w in
+                k.withUnsafeBufferPointer { k in
+                    var offset = 0
+                    while offset < full {
+                        compress(h, w, k, data.baseAddress! + offset)
+                        offset += 64
+                    }
+                    tail.withUnsafeBytes { t in
+                        var o = 0
+                        while o < t.count {
+                            compress(h, w, k, t.baseAddress! + o)
+                            o += 64
+                        }
+                    }
+                }
             }
         }
         var out: [UInt8] = []
@@ -64,27 +72,30 @@ public enum ArtworkDataURI {
         return out
     }
 
-    private static func compress(_ h: inout [UInt32], _ w: inout [UInt32], _ block: UnsafeRawBufferPointer) {
+    /// One 64-byte block into the state `h` (8 words); `w` is the 64-word schedule, `k` the constants.
+    private static func compress(_ h: UnsafeMutableBufferPointer<UInt32>, _ w: UnsafeMutableBufferPointer<UInt32>,
+                                 _ k: UnsafeBufferPointer<UInt32>, _ block: UnsafeRawPointer) {
+        let b = block.assumingMemoryBound(to: UInt8.self)
         for i in 0..<16 {
-            w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16 | UInt32(block[4 * i + 2]) << 8 | UInt32(block[4 * i + 3])
+            w[i] = UInt32(b[4 * i]) << 24 | UInt32(b[4 * i + 1]) << 16 | UInt32(b[4 * i + 2]) << 8 | UInt32(b[4 * i + 3])
         }
         for i in 16..<64 {
             let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
             let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
             w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
         }
-        var a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7]
+        var a = h[0], b1 = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7]
         for i in 0..<64 {
             let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
             let ch = (e & f) ^ (~e & g)
             let t1 = hh &+ s1 &+ ch &+ k[i] &+ w[i]
             let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-            let maj = (a & b) ^ (a & c) ^ (b & c)
+            let maj = (a & b1) ^ (a & c) ^ (b1 & c)
             let t2 = s0 &+ maj
             hh = g; g = f; f = e; e = d &+ t1
-            d = c; c = b; b = a; a = t1 &+ t2
+            d = c; c = b1; b1 = a; a = t1 &+ t2
         }
-        h[0] = h[0] &+ a; h[1] = h[1] &+ b; h[2] = h[2] &+ c; h[3] = h[3] &+ d
+        h[0] = h[0] &+ a; h[1] = h[1] &+ b1; h[2] = h[2] &+ c; h[3] = h[3] &+ d
         h[4] = h[4] &+ e; h[5] = h[5] &+ f; h[6] = h[6] &+ g; h[7] = h[7] &+ hh
     }
 
