@@ -44,6 +44,7 @@ final class DaemonHarness {
     /// Starts the daemon with `arguments` and waits until its socket accepts (or it exits).
     /// Returns true when ready. Its state file lives in `<directory>/state` unless `arguments`
     /// name a `--state-dir` (never the user's own), so a restart in the same harness restores.
+    /// `executable` runs another daemon binary than the build's (an installed one).
     @discardableResult
     func start(_ arguments: [String] = [], environment: [String: String]? = nil, deadline: Double = 30,
                executable: String = DaemonHarness.playerhostd) throws -> Bool {
