@@ -106,6 +106,15 @@ final class ImportFixture {
         harness.loop.run(.noWait)
     }
 
+    /// Reads the events waiting for the fixture's client, for at most `seconds`: it is subscribed
+    /// to every topic, and a storm left unread passes the daemon's 8 MiB output limit, which
+    /// rightly cuts the client off as not reading.
+    func drainEvents(for seconds: Double = 0.005) {
+        let end = ControlClient.now() + seconds
+        while ControlClient.now() < end, (try? client.nextNotification(timeout: 0.001)) != nil {}
+        client.notifications.removeAll()
+    }
+
     func close() {
         client.close()
         for pid in pids { kill(pid_t(pid), SIGKILL) }
