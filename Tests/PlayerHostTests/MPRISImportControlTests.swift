@@ -72,11 +72,38 @@ import Testing
         try #require(landed.count == targets.count, "landed: \(out)")
         let errors = zip(landed, targets).map { abs($0 - $1) }
         let mean = errors.reduce(0, +) / Double(errors.count)
-        print("import seek error over \(errors.count) seeks: max \(errors.max() ?? 0) s, mean \(mean) s")
+        print("import seek error over \(errors.count) seeks: max \(errors.max() ?? 0) s, mean \(mean) s, first \(errors.first ?? 0) s")
         #expect((errors.max() ?? .infinity) < 0.25, "errors: \(errors)")
         // The model heard where the seek put it.
         let elapsed = try f.client.call("session.get", ["session": "mpris-realtime"])["players"]?.arrayValue?.first?["elapsed"]?.doubleValue
         #expect(abs((elapsed ?? -1) - (targets.last ?? 0)) < 1, "elapsed \(String(describing: elapsed))")
+    }
+
+    /// The player's Identity and DesktopEntry are kept and shown: in `session.list` and
+    /// `session.get` (`appName`, `desktopEntry`), `npctl sessions` and `npctl doctor` (before,
+    /// only the app id made from the Identity, `fake-player`, was anywhere to be seen).
+    @Test func identityAndDesktopEntryAreShown() throws {
+        let f = try ImportFixture()
+        defer { f.close() }
+        try f.startFake("fake")
+        #expect(try f.waitUntil(10) { try f.session("mpris-fake") != nil })
+        let listed = try f.session("mpris-fake")
+        #expect(listed?["app"] == "fake-player")
+        #expect(listed?["appName"] == "Fake Player", "\(String(describing: listed))")
+        #expect(listed?["desktopEntry"] == "org.example.FakePlayer", "\(String(describing: listed))")
+        let full = try f.client.call("session.get", ["session": "mpris-fake"])
+        #expect(full["appName"] == "Fake Player" && full["desktopEntry"] == "org.example.FakePlayer")
+
+        let sessions = try f.npctl("sessions")
+        #expect(sessions.output.contains("fake-player (Fake Player)"), "\(sessions.output)")
+        let doctor = try f.npctl("doctor mpris-fake")
+        #expect(doctor.output.contains("app fake-player (Fake Player), desktop entry org.example.FakePlayer"), "\(doctor.output)")
+
+        // host.hello takes a desktop entry of 1 to 255 bytes.
+        let app = try f.harness.client()
+        defer { app.close() }
+        #expect(throws: (any Error).self) { try app.call("host.hello", ["name": "x", "desktopEntry": ""]) }
+        #expect(throws: (any Error).self) { try app.call("host.hello", ["name": "x", "desktopEntry": .string(String(repeating: "d", count: 256))]) }
     }
 
     /// A peer unicasts forged `NameOwnerChanged` signals to every connection of the daemon: one

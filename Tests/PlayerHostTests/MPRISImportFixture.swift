@@ -135,7 +135,7 @@ final class ImportFixture {
             def __init__(self):
                 super().__init__(bus, "/org/mpris/MediaPlayer2")
                 self.props = {
-                    R: {"Identity": "Fake Player", "DesktopEntry": "fake-player", "CanQuit": False, "CanRaise": False,
+                    R: {"Identity": "Fake Player", "DesktopEntry": "org.example.FakePlayer", "CanQuit": False, "CanRaise": False,
                         "HasTrackList": False},
                     P: {"PlaybackStatus": "Paused", "Rate": 1.0, "MinimumRate": 0.01, "MaximumRate": 100.0,
                         "Position": dbus.Int64(5000000),

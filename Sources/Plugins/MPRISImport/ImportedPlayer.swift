@@ -64,12 +64,14 @@ final class ImportedPlayer {
     func start(host: PluginContext) {
         getAll(MPRISImportMapping.rootInterface) { [weak self] root in
             guard let self, !self.isClosed else { return }
+            // Identity is the app's name (kept as given: `appName`), DesktopEntry its desktop entry.
             let identity = MPRISImportMapping.appName(root["Identity"], fallback: self.sessionID)
+            let desktopEntry = MPRISImportMapping.desktopEntry(root["DesktopEntry"])
             self.getAll(MPRISImportMapping.playerInterface) { [weak self] player in
                 guard let self, !self.isClosed else { return }
                 self.properties = MPRISImportMapping.bounded(properties: player)
                 self.setPosition(MPRISImportMapping.microseconds(player["Position"]))
-                host.openApp(identity) { [weak self] result in
+                host.openApp(identity, desktopEntry: desktopEntry) { [weak self] result in
                     switch result {
                     case .failure(let e):
                         self?.log("\(self?.busName ?? identity): cannot open its app connection: \(e.message)")

@@ -65,6 +65,13 @@ extension MPRISImportMapping {
         return cut.count <= 128 ? cut : String(cut.prefix(127)) + "…"
     }
 
+    /// The `DesktopEntry` an imported player gives, whole within the host's 255 bytes or not at
+    /// all (a cut name would name another desktop file).
+    static func desktopEntry(_ v: DBusValue?) -> String? {
+        guard let s = v?.stringValue, !s.isEmpty, s.utf8.count <= 255 else { return nil }
+        return s
+    }
+
     /// A URL value, whole or not at all (nil: absent, empty, or longer than the cap).
     static func boundedURL(_ v: DBusValue?) -> String? {
         guard let s = v?.stringValue, !s.isEmpty, s.utf8.count <= maxStringBytes else { return nil }
