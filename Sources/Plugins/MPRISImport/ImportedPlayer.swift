@@ -260,9 +260,10 @@ final class ImportedPlayer {
 
     private func perform(_ event: JSON, _ reply: @escaping (CommandStatus) -> Void) {
         guard MPRISImportMapping.seeksByOffset(event, properties) else { return send(event, reply) }
+        guard let client else { return reply(.commandFailed) }
         // A Seek by offset is only as good as the position it starts from: read it fresh (the
         // one from the last key moment is as old as that moment on a player without `Seeked`).
-        client?.call(busName, path: MPRISImportMapping.objectPath, interface: "org.freedesktop.DBus.Properties",
+        client.call(busName, path: MPRISImportMapping.objectPath, interface: "org.freedesktop.DBus.Properties",
                      member: "Get", arguments: [.string(MPRISImportMapping.playerInterface), .string("Position")]) { [weak self] result in
             guard let self, !self.isClosed else { return reply(.commandFailed) }
             // Not answered: the last one read, extrapolated, is the best there is.
