@@ -263,8 +263,10 @@ final class ImportedPlayer {
         guard let client else { return reply(.commandFailed) }
         // A Seek by offset is only as good as the position it starts from: read it fresh (the
         // one from the last key moment is as old as that moment on a player without `Seeked`).
+        // Within 0.5 s, so the Seek after it still fits the host's command timeout (2 s).
         client.call(busName, path: MPRISImportMapping.objectPath, interface: "org.freedesktop.DBus.Properties",
-                     member: "Get", arguments: [.string(MPRISImportMapping.playerInterface), .string("Position")]) { [weak self] result in
+                    member: "Get", arguments: [.string(MPRISImportMapping.playerInterface), .string("Position")],
+                    timeoutMs: MPRISImportMapping.freshPositionTimeoutMs) { [weak self] result in
             guard let self, !self.isClosed else { return reply(.commandFailed) }
             // Not answered: the last one read, extrapolated, is the best there is.
             if case .success(let args) = result { self.setPosition(MPRISImportMapping.microseconds(args.first)) }

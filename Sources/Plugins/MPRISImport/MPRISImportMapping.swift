@@ -162,6 +162,10 @@ enum MPRISImportMapping {
         case set(String, DBusValue)
     }
 
+    /// How long the fresh `Position` read before a `Seek` by offset may take (ms); past it, the
+    /// last position read, extrapolated, stands in.
+    static let freshPositionTimeoutMs: UInt64 = 500
+
     /// Whether `event` becomes a `Seek` by offset from the current position: a position change
     /// on a player whose track has no id (`SetPosition` needs one).
     static func seeksByOffset(_ event: JSON, _ p: [String: DBusValue]) -> Bool {
