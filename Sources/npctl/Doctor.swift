@@ -36,10 +36,11 @@ struct Doctor: ParsableCommand {
             let report = try remote.call("arbiter.doctor", p)
             if global.json { return print(JSONPretty.format(report)) }
             let explain = try remote.call("arbiter.explain")
-            // Kinds are only in the session list; the doctor report is keyed by id.
+            // Kinds and app names are only in the session list; the doctor report is keyed by id.
             var kinds: [String: String] = [:]
+            var apps: [String: JSON] = [:]
             for s in try remote.call("session.list").arrayValue ?? [] {
-                if let id = s["id"]?.stringValue { kinds[id] = s["kind"]?.stringValue }
+                if let id = s["id"]?.stringValue { kinds[id] = s["kind"]?.stringValue; apps[id] = s }
             }
             print("Now Playing: \(explain["nowPlaying"]?.stringValue ?? "nothing")")
             // The host's own faults; a daemon without host.doctor has none to say.
@@ -54,7 +55,8 @@ struct Doctor: ParsableCommand {
             if sessions.isEmpty { print("no sessions") }
             for s in sessions {
                 print("")
-                for line in Self.describe(s, kind: kinds[s["session"]?.stringValue ?? ""]) { print(line) }
+                let id = s["session"]?.stringValue ?? ""
+                for line in Self.describe(s, kind: kinds[id], listed: apps[id]) { print(line) }
             }
         }
     }
@@ -62,10 +64,16 @@ struct Doctor: ParsableCommand {
     static func mark(_ ok: Bool) -> String { ok ? "✓" : "✗" }
 
     /// One session's report as lines.
-    static func describe(_ s: JSON, kind: String?) -> [String] {
+    /// `listed`: the session's `session.list` entry, for the app's own name and desktop entry.
+    static func describe(_ s: JSON, kind: String?, listed: JSON? = nil) -> [String] {
         let id = s["session"]?.stringValue ?? "?"
         let e = s["explanation"] ?? [:]
-        var out = ["\(id) — kind \(kind ?? "?"), app \(e["app"]?.stringValue ?? "?")"]
+        var app = e["app"]?.stringValue ?? "?"
+        if let listed, listed["app"]?.stringValue == app {
+            app = appLabel(listed)
+            if let d = listed["desktopEntry"]?.stringValue { app += ", desktop entry \(d)" }
+        }
+        var out = ["\(id) — kind \(kind ?? "?"), app \(app)"]
         let eligible = e["eligible"] == true
         out.append("  \(mark(eligible)) " + (eligible ? "can become active" : "cannot become active (see faults)"))
         out.append("  \(mark(e["isActive"] == true)) \(e["isActive"] == true ? "active" : "not active"): \(e["activeReason"]?.stringValue ?? "")")

@@ -6,7 +6,8 @@ extension NowPlayingModel {
 
     /// `host.hello`: the connection (or, with `client` nil, an in-process plugin) becomes an app.
     /// Saying hello again on the same connection returns the same app.
-    public mutating func registerApp(name: String, client: ClientID?, now: MonotonicInstant) throws -> ModelResult<App> {
+    public mutating func registerApp(name: String, client: ClientID?, desktopEntry: String? = nil,
+                                     now: MonotonicInstant) throws -> ModelResult<App> {
         try perform(now) { m, _ in
             if let c = client, let existing = m.clientApps[c], let app = m.apps[existing] { return app }
             let trimmed = String(name.drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
@@ -15,7 +16,8 @@ extension NowPlayingModel {
             var id = slug == Self.hostApp ? "\(slug)-app" : slug
             var n = 2
             while m.apps[id] != nil { id = "\(slug)-\(n)"; n += 1 }
-            let app = App(id: id, name: trimmed, client: client, order: m.tick())
+            var app = App(id: id, name: trimmed, client: client, order: m.tick())
+            app.desktopEntry = desktopEntry
             m.apps[id] = app
             if let c = client { m.clientApps[c] = id }
             m.emit(.appRegistered(app))
