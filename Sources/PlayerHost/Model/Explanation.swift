@@ -47,10 +47,11 @@ extension NowPlayingModel {
         let activeReason: String
         if policy.isIgnored(s.id) {
             activeReason = "ignored by [arbiter] ignore: never its app's active session"
-        } else if !e.isEligible {
-            activeReason = "not eligible, so it cannot be its app's active session"
         } else if active, arbiter.pinned == s.id {
             activeReason = "pinned (npctl pin \(policy.pinned ?? s.id)): the active session of app \(s.app)"
+                + (e.isEligible ? "" : ", kept through the interruption")
+        } else if !e.isEligible {
+            activeReason = "not eligible, so it cannot be its app's active session"
         } else if active {
             activeReason = app?.preferredSession == s.id
                 ? "promoted with becomeActiveIfPossible: the active session of app \(s.app)"

@@ -14,6 +14,16 @@ extension NowPlayingModel {
         }
     }
 
+    /// Eligibility as the arbiter takes it: the pinned player's is not lost to another app's
+    /// audio interrupting it (it is paused, as any interrupted player, but keeps the slot —
+    /// what the pin is for); everything else as `Eligibility` says.
+    func eligibleForArbiter(_ s: Session) -> Bool {
+        if Eligibility.isEligible(s) { return true }
+        guard policy.isPinned(s.id) else { return false }
+        let a = s.audio
+        return !a.isMixable && a.isActive && s.commandCenter.hasAvailableCommand
+    }
+
     /// The oldest of `sessions` the pinned name names, if anything is pinned.
     func pinnedCandidate(among sessions: [Session]) -> SessionID? {
         guard let name = policy.pinned else { return nil }

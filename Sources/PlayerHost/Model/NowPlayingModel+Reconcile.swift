@@ -36,7 +36,7 @@ extension NowPlayingModel {
         }
         live.sort { $0.order < $1.order }
         for s in live {
-            let e = Eligibility.isEligible(s)
+            let e = eligibleForArbiter(s)
             eligible[s.id] = e
             // Playback starts (rate 0 → > 0 on any player of a session) stamp the app's recency.
             let was = baselines[s.id]?.players.contains { $0.timeline.isPlaying } ?? false
