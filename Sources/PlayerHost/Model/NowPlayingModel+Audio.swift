@@ -97,7 +97,7 @@ extension NowPlayingModel {
         guard let me = sessions[id], !policy.isIgnored(id) else { return }
         let candidates = Set(index.audible(except: me.app)).union(sessions.dirty).compactMap { sessions[$0] }
         for other in candidates.sorted(by: { $0.order < $1.order })
-        where other.app != me.app && other.audio.isActive && !other.audio.isMixable {
+        where other.app != me.app && other.audio.isActive && !other.audio.isMixable && !outranksWhilePlaying(other.id, id) {
             guard !other.audio.interruptions.contains(.session(id)) else { continue }
             sessions[other.id]!.audio.interruptions.insert(.session(id))
             pausePlayers(of: other.id, at: t)

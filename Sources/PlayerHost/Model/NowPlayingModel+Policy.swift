@@ -24,6 +24,15 @@ extension NowPlayingModel {
         return !a.isMixable && a.isActive && s.commandCenter.hasAvailableCommand
     }
 
+    /// Whether `other` is playing with a higher `[arbiter] priority` than `activating`: then the
+    /// activation does not interrupt it, so both stay eligible and priority decides between
+    /// them (without this, every activation interrupts the rest and no two apps ever play
+    /// eligible at once: priority would never have a tie to break).
+    func outranksWhilePlaying(_ other: SessionID, _ activating: SessionID) -> Bool {
+        guard let theirs = policy.priorityMatch(other)?.rank, isPlaying(other) else { return false }
+        return theirs > policy.priorityMatch(activating)?.rank ?? 0
+    }
+
     /// The oldest of `sessions` the pinned name names, if anything is pinned.
     func pinnedCandidate(among sessions: [Session]) -> SessionID? {
         guard let name = policy.pinned else { return nil }
