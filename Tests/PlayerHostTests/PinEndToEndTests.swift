@@ -68,6 +68,28 @@ import Testing
         #expect(try nowPlaying(c) == "later")
     }
 
+    /// `[arbiter] ignore` from the file at start and again on reload: the ignored session leaves
+    /// the slot at once, and is back when the reload drops it.
+    @Test func aReloadAppliesArbiterIgnore() throws {
+        let d = try DaemonHarness()
+        defer { d.close() }
+        let config = d.directory + "/c.toml"
+        try runShell("printf '[arbiter]\\npriority = [\"x\"]\\n' > '\(config)'")
+        #expect(try d.start(["--config", config]))
+        let c = try d.client()
+        #expect(try c.call("arbiter.explain")["priority"] == ["x"])
+        try make(c, "loud", play: true)
+        #expect(try nowPlaying(c) == "loud")
+        try runShell("printf '[arbiter]\\nignore = [\"loud\"]\\n' > '\(config)'")
+        try c.call("host.reload")
+        #expect(try nowPlaying(c) == nil, "ignored: never Now Playing")
+        let why = try c.call("arbiter.explain", ["session": "loud"])["sessions"]?.arrayValue?.first
+        #expect(why?["nowPlayingReason"]?.stringValue?.contains("ignored") == true)
+        try runShell("printf 'command_timeout_ms = 500\\n' > '\(config)'")
+        try c.call("host.reload")
+        #expect(try nowPlaying(c) == "loud")
+    }
+
     @Test func pinningANameThatNamesNothingIsRefused() throws {
         let d = try DaemonHarness()
         defer { d.close() }
