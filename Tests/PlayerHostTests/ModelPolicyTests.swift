@@ -25,6 +25,9 @@ import Testing
         _ = try m.play(session: "mpris-mpv.instance4", now: at(2))
         #expect(m.sessions["mpris-spotify"]?.audio.isInterrupted == true)
         #expect(m.nowPlayingSession == "mpris-spotify", "pinned, paused and interrupted, it keeps the slot from a playing player")
+        _ = try m.deactivateAudio(session: "mpris-spotify", now: at(3))
+        let ineligible = m.explain(now: at(3)).first { $0.session == "mpris-spotify" }
+        #expect(ineligible?.nowPlayingReason.hasPrefix("not Now Playing: pinned, but not eligible") == true)
         _ = try m.closeSession("mpris-spotify", now: at(3))
         #expect(m.nowPlayingSession == "mpris-mpv.instance4")
         let spotify = try #require(m.apps.values.first { $0.name == "spotify" })

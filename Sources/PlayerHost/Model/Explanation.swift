@@ -82,7 +82,8 @@ extension NowPlayingModel {
         } else if policy.isIgnored(s.id) {
             npReason = "not Now Playing: ignored by [arbiter] ignore (reachable with -p, never Now Playing, interrupts no one)"
         } else if !e.isEligible {
-            npReason = "not Now Playing: not eligible (" + e.reasons.joined(separator: "; ") + ")"
+            let pinned = policy.isPinned(s.id) ? "pinned, but " : ""
+            npReason = "not Now Playing: " + pinned + "not eligible (" + e.reasons.joined(separator: "; ") + ")"
         } else if !active {
             npReason = "not Now Playing: not its app's active session"
         } else if let holder = nowPlayingSession, let h = sessions[holder], arbiter.pinned == holder {
