@@ -46,6 +46,7 @@ struct NPCtl: ParsableCommand {
             Open.self, PluginList.self, Ping.self, Call.self, Daemon.self, ArtworkCommand.self,
             // mpv queue verbs (mpc's): play N is Play's argument.
             Add.self, Clear.self, Remove.self, Move.self, Close.self,
+            Pin.self, Unpin.self,
         ])
 
     /// Every verb and alias, with its sub-verbs, for `GlobalOptionHoisting`.

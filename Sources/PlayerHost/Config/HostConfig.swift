@@ -82,6 +82,8 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var maxStateFileMB: Int?
     /// `[mpris]`: the MPRIS2 export on the session bus.
     public var mpris: MPRISConfig?
+    /// `[arbiter]`: `priority` and `ignore` (see `ArbiterConfig`).
+    public var arbiter: ArbiterConfig?
     /// The artwork cache's bound in MiB (default 64); least recently used files go past it.
     public var artworkCacheMB: Int?
     /// How long one artwork fetch may take, in ms (default 10000).
@@ -120,6 +122,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         ConfigKey("state_dir", .string),
         ConfigKey("max_state_file_mb", .integer),
         ConfigKey("mpris", .table(MPRISConfig.schema)),
+        ConfigKey("arbiter", .table(ArbiterConfig.schema)),
         ConfigKey("artwork_cache_mb", .integer),
         ConfigKey("artwork_timeout_ms", .integer),
         ConfigKey("artwork_max_kb", .integer),
@@ -150,6 +153,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case stateDirectory = "state_dir"
         case maxStateFileMB = "max_state_file_mb"
         case mpris
+        case arbiter
         case artworkCacheMB = "artwork_cache_mb"
         case artworkTimeoutMilliseconds = "artwork_timeout_ms"
         case artworkMaxKB = "artwork_max_kb"
@@ -181,6 +185,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         stateDirectory = try c.decodeIfPresent(String.self, forKey: .stateDirectory)
         maxStateFileMB = try c.decodeIfPresent(Int.self, forKey: .maxStateFileMB)
         mpris = try c.decodeIfPresent(MPRISConfig.self, forKey: .mpris)
+        arbiter = try c.decodeIfPresent(ArbiterConfig.self, forKey: .arbiter)
         artworkCacheMB = try c.decodeIfPresent(Int.self, forKey: .artworkCacheMB)
         artworkTimeoutMilliseconds = try c.decodeIfPresent(Int.self, forKey: .artworkTimeoutMilliseconds)
         artworkMaxKB = try c.decodeIfPresent(Int.self, forKey: .artworkMaxKB)
@@ -333,6 +338,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
                 throw .config("\(source): session '\(s.id)': players must be 1…16, not \(p)")
             }
         }
+        try arbiter?.validate(source: source)
         if let e = mpris?.export, !MPRISConfig.exportValues.contains(e) {
             let at = ConfigSchema.location(of: "export", source: source, text: text)
             throw .config("\(at): mpris.export must be one of \(MPRISConfig.exportValues.joined(separator: ", ")), not '\(e)'")

@@ -180,6 +180,10 @@ public final class ConfigReloader {
         host.nowPlaying.publisher.subscribers.maxSubscriptions =
             new.maxSubscriptionsPerClient ?? RPCSubscribers.defaultMaxSubscriptions
         host.server?.enforceOutputBudget()
+        if old.arbiter != new.arbiter {
+            host.applyArbiter(pinned: host.nowPlaying.model.policy.pinned, config: new)
+            s.changed.append("arbiter")
+        }
         if old.mpris?.export != new.mpris?.export {
             host.mpris?.configure(export: new.mpris?.export)
             s.changed.append("mpris.export")

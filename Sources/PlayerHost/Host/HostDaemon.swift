@@ -65,6 +65,7 @@ public final class HostDaemon {
         dispatcher.table.register(MPRISMethods.all(host: self))
         dispatcher.table.register(HostMethods.artwork(host: self))
         dispatcher.table.register(HostMethods.pluginState(host: self))
+        dispatcher.table.register(HostMethods.arbiter(host: self))
     }
 
     /// Takes the lock, binds the socket, says ready, and runs the loop until shutdown completes.
@@ -121,6 +122,7 @@ public final class HostDaemon {
         reloader.applyLogLevel = applyLogLevel
         self.reloader = reloader
         StateStore.attach(to: self)  // restores saved sessions before plugins set up theirs
+        applyArbiter(pinned: nowPlaying.model.policy.pinned, config: options.config)  // [arbiter] at start
         startMPRIS()
         // Signals first: starting plugins runs the loop, and a SIGTERM then must still shut down in order.
         startPlugins()

@@ -37,6 +37,7 @@ struct StateCache {
     private var needsFullScan = true
     private var configSessions: Set<SessionID> = []
     private var nowPlaying: SessionID?
+    private var pinned: String?
     /// Whether the file's content differs from what the last `render` returned.
     private var changedSince = true
 
@@ -102,9 +103,13 @@ struct StateCache {
             nowPlaying = np
             changedSince = true
         }
+        if model.policy.pinned != pinned {
+            pinned = model.policy.pinned
+            changedSince = true
+        }
         let changed = changedSince
         changedSince = false
-        return (StateFilePieces(sessions: pieces, nowPlaying: np, savedAt: savedAt, plugins: plugins), changed)
+        return (StateFilePieces(sessions: pieces, nowPlaying: np, savedAt: savedAt, plugins: plugins, pinned: pinned), changed)
     }
 
     /// Captures one session again; renders it when its state changed. A session that is gone,

@@ -38,6 +38,7 @@ public enum StateFile {
             "sessions": .array(snapshot.sessions.map(sessionJSON)),
         ]
         if let np = snapshot.nowPlaying { o["nowPlaying"] = .string(np) }
+        if let p = snapshot.pinned { o["pinned"] = .string(p) }
         return JSON.object(o).serialized() + [UInt8(ascii: "\n")]
     }
 
@@ -45,9 +46,9 @@ public enum StateFile {
     /// order. Parses as `render` would have written it. `plugins` is the `plugins` object already
     /// rendered (nil: none kept).
     static func assemble(_ sessions: some Sequence<[UInt8]>, nowPlaying: SessionID?, savedAt: Double,
-                         plugins: [UInt8]? = nil) -> [UInt8] {
+                         plugins: [UInt8]? = nil, pinned: String? = nil) -> [UInt8] {
         var out: [UInt8] = []
-        for chunk in StateFilePieces.Chunks(head: head(nowPlaying: nowPlaying, savedAt: savedAt), sessions: sessions,
+        for chunk in StateFilePieces.Chunks(head: head(nowPlaying: nowPlaying, pinned: pinned, savedAt: savedAt), sessions: sessions,
                                             tail: tail(plugins: plugins)) {
             out += chunk
         }
@@ -55,11 +56,12 @@ public enum StateFile {
     }
 
     /// Everything before the first session's bytes.
-    static func head(nowPlaying: SessionID?, savedAt: Double) -> [UInt8] {
+    static func head(nowPlaying: SessionID?, pinned: String? = nil, savedAt: Double) -> [UInt8] {
         var out: [UInt8] = Array(#"{"version":"#.utf8)
         out += JSON.int(Int64(currentVersion)).serialized()
         out += Array(#","savedAt":"#.utf8) + JSON.double(savedAt).serialized()
         if let np = nowPlaying { out += Array(#","nowPlaying":"#.utf8) + JSON.string(np).serialized() }
+        if let p = pinned { out += Array(#","pinned":"#.utf8) + JSON.string(p).serialized() }
         out += Array(#","sessions":["#.utf8)
         return out
     }
@@ -99,6 +101,7 @@ public enum StateFile {
             throw .corrupt("\(error)")
         }
         snapshot.nowPlaying = migrated["nowPlaying"]?.stringValue
+        snapshot.pinned = migrated["pinned"]?.stringValue
         return (snapshot, migrated["plugins"]?.objectValue ?? [:], migrated["savedAt"]?.doubleValue)
     }
 
@@ -247,9 +250,10 @@ struct StateFilePieces: Sendable {
     let head: [UInt8]
     let tail: [UInt8]
 
-    init(sessions: OrderedDictionary<SessionID, [UInt8]>, nowPlaying: SessionID?, savedAt: Double, plugins: [UInt8]? = nil) {
+    init(sessions: OrderedDictionary<SessionID, [UInt8]>, nowPlaying: SessionID?, savedAt: Double, plugins: [UInt8]? = nil,
+         pinned: String? = nil) {
         self.sessions = sessions
-        head = StateFile.head(nowPlaying: nowPlaying, savedAt: savedAt)
+        head = StateFile.head(nowPlaying: nowPlaying, pinned: pinned, savedAt: savedAt)
         tail = StateFile.tail(plugins: plugins)
     }
 

@@ -331,6 +331,7 @@ public final class StateStore {
                     saved.restore(into: &m, now: t) { $0.origin != .config || listed.contains($0.id) }
                 }
                 for f in failures { host.logger.warning("restoring session \(f.session): \(f.message)") }
+                if let p = saved.pinned { host.applyArbiter(pinned: p, config: host.options.config) }
                 host.logger.info("restored \(host.nowPlaying.model.sessions.count) session(s) from \(store.path)")
             } catch {
                 host.logger.error("restoring from \(store.path): \(error.message)")

@@ -7,7 +7,12 @@ import HeapModule
 ///   first eligible session in creation order (a min-heap per app).
 /// - **The Now Playing slot**: the app whose active session most recently started playback
 ///   takes it; a paused holder keeps it; when the holder drops out, the most recently active
-///   (played or held the slot) candidate app takes it, ties to the older app (two max-heaps).
+///   (played or held the slot) candidate app takes it, ties to the older app (max-heaps).
+/// - **The user's choices** (`[arbiter]`, `arbiter.pin`): a pinned session is its app's active
+///   session and holds the slot whenever it is eligible, paused or not; an ignored session is
+///   never active, so never Now Playing; among apps whose active sessions are playing, a higher
+///   priority rank wins over a more recent start (a tie break among the playing only: a paused
+///   holder still keeps the slot until some app starts playback after it).
 ///
 /// The model tells it what changed (`updateSession`, `updateApp`, …) and asks `resolve()`;
 /// nothing here knows players, audio or commands. Heaps are lazy: an entry that no longer
@@ -17,7 +22,7 @@ public struct Arbiter: Sendable, Equatable {
     /// Equal when they decide the same: same sessions, same active sessions, same holder
     /// (the heaps are indexes over that).
     public static func == (a: Arbiter, b: Arbiter) -> Bool {
-        a.sessions == b.sessions && a.holder == b.holder
+        a.sessions == b.sessions && a.holder == b.holder && a.pinned == b.pinned
             && a.appRecords.mapValues { [$0.active ?? ""] } == b.appRecords.mapValues { [$0.active ?? ""] }
             && a.appRecords.mapValues(\.standing) == b.appRecords.mapValues(\.standing)
     }
@@ -29,13 +34,22 @@ public struct Arbiter: Sendable, Equatable {
         public var order: UInt64
         public var eligible: Bool
         public var playing: Bool
+        /// `[arbiter] ignore` names it: never its app's active session, so never Now Playing.
+        public var ignored: Bool
+        /// `[arbiter] priority` rank: higher wins among playing apps; 0 when not listed.
+        public var rank: UInt64
 
-        public init(app: AppID, order: UInt64, eligible: Bool, playing: Bool) {
+        public init(app: AppID, order: UInt64, eligible: Bool, playing: Bool, ignored: Bool = false, rank: UInt64 = 0) {
             self.app = app
             self.order = order
             self.eligible = eligible
             self.playing = playing
+            self.ignored = ignored
+            self.rank = rank
         }
+
+        /// Whether it can be its app's active session: eligible and not ignored.
+        public var isCandidate: Bool { eligible && !ignored }
     }
 
     /// What the arbiter needs to know of an app.
@@ -66,6 +80,8 @@ public struct Arbiter: Sendable, Equatable {
         case filled
         /// The holder app kept the slot, with (perhaps) another active session.
         case kept
+        /// The pinned session's app took the slot (the pin was set, or the session became eligible).
+        case pinned
     }
 
     /// An app's active session changed from `from` to `to`.
@@ -83,8 +99,16 @@ public struct Arbiter: Sendable, Equatable {
         public var move: SlotMove = .kept
     }
 
-    struct Ranked: Comparable, Sendable, Hashable {
+    /// What a slot heap orders an app by: `rank` first (0 in the heaps that ignore priority),
+    /// then `key` (a logical time).
+    struct RankKey: Comparable, Sendable, Hashable {
+        var rank: UInt64 = 0
         var key: UInt64
+        static func < (a: RankKey, b: RankKey) -> Bool { (a.rank, a.key) < (b.rank, b.key) }
+    }
+
+    struct Ranked: Comparable, Sendable, Hashable {
+        var key: RankKey
         /// `UInt64.max - order`, so that among equal keys the older app ranks higher.
         var seniority: UInt64
         var app: AppID
@@ -105,8 +129,9 @@ public struct Arbiter: Sendable, Equatable {
         var eligible = Heap<Queued>()
         var queued: Set<SessionID> = []
         /// The keys last pushed to the two slot heaps (nil: nothing pushed or popped since).
-        var pushedStart: UInt64?
-        var pushedRecency: UInt64?
+        var pushedStart: RankKey?
+        var pushedRanked: RankKey?
+        var pushedRecency: RankKey?
     }
 
     public private(set) var sessions: [SessionID: Standing] = [:]
@@ -114,10 +139,14 @@ public struct Arbiter: Sendable, Equatable {
     private var dirtyApps: Set<AppID> = []
     /// Apps whose active session is playing, by `lastPlaybackStart` (max first).
     private var playingStarts = Heap<Ranked>()
+    /// Apps whose active session is playing, by priority rank then `lastPlaybackStart`.
+    private var playingRanked = Heap<Ranked>()
     /// Apps with an active session, by recency (max first).
     private var recency = Heap<Ranked>()
     /// The app holding the Now Playing slot.
     public private(set) var holder: AppID?
+    /// The pinned session (the model resolves the pinned name to the session it names now).
+    public private(set) var pinned: SessionID?
 
     public init() {}
 
@@ -138,7 +167,7 @@ public struct Arbiter: Sendable, Equatable {
     public func standing(of app: AppID) -> AppStanding? { appRecords[app]?.standing }
 
     /// Entries in each heap, live or stale (tests prove they stay bounded).
-    var heapSizes: [Int] { [playingStarts.count, recency.count] + appRecords.values.map(\.eligible.count) }
+    var heapSizes: [Int] { [playingStarts.count, playingRanked.count, recency.count] + appRecords.values.map(\.eligible.count) }
 
     // MARK: Updates
 
@@ -151,10 +180,10 @@ public struct Arbiter: Sendable, Equatable {
             appRecords[old.app]?.queued.remove(id)
             dirtyApps.insert(old.app)
         }
-        if new.eligible, appRecords[new.app] != nil, appRecords[new.app]?.queued.contains(id) == false {
+        if new.isCandidate, appRecords[new.app] != nil, appRecords[new.app]?.queued.contains(id) == false {
             appRecords[new.app]?.queued.insert(id)
             appRecords[new.app]?.eligible.insert(Queued(order: new.order, session: id))
-        } else if !new.eligible {
+        } else if !new.isCandidate {
             appRecords[new.app]?.queued.remove(id)
             compactQueue(new.app)
         }
@@ -188,6 +217,16 @@ public struct Arbiter: Sendable, Equatable {
         if holder == id { holder = nil }
     }
 
+    /// Pins `session` (nil: unpins): while it is a candidate it is its app's active session and
+    /// its app holds the slot.
+    public mutating func setPinned(_ session: SessionID?) {
+        guard session != pinned else { return }
+        for id in [pinned, session].compactMap({ $0 }) {
+            if let app = sessions[id]?.app { dirtyApps.insert(app) }
+        }
+        pinned = session
+    }
+
     /// The model moved the slot to another app by rule of its own (a background session's
     /// host inherits its app's standing).
     public mutating func setHolder(_ app: AppID?) { holder = app }
@@ -210,25 +249,33 @@ public struct Arbiter: Sendable, Equatable {
         return r
     }
 
-    /// Preferred while eligible, else the first eligible by creation order.
+    /// The pinned session while a candidate, else preferred while a candidate, else the first
+    /// candidate by creation order.
     private func firstActive(_ app: AppID, _ rec: inout AppRecord) -> SessionID? {
-        if let p = rec.standing.preferred, let s = sessions[p], s.app == app, s.eligible { return p }
+        if let p = pinned, let s = sessions[p], s.app == app, s.isCandidate { return p }
+        if let p = rec.standing.preferred, let s = sessions[p], s.app == app, s.isCandidate { return p }
         while let top = rec.eligible.min {
-            if let s = sessions[top.session], s.app == app, s.eligible, s.order == top.order { return top.session }
+            if let s = sessions[top.session], s.app == app, s.isCandidate, s.order == top.order { return top.session }
             _ = rec.eligible.popMin()
             rec.queued.remove(top.session)
         }
         return nil
     }
 
-    private func startKey(_ app: AppID) -> UInt64? {
-        guard let rec = appRecords[app], let a = rec.active, sessions[a]?.playing == true else { return nil }
-        return rec.standing.lastPlaybackStart
+    private func startKey(_ app: AppID) -> RankKey? {
+        guard let rec = appRecords[app], let a = rec.active, sessions[a]?.playing == true,
+              let start = rec.standing.lastPlaybackStart else { return nil }
+        return RankKey(key: start)
     }
 
-    private func recencyKey(_ app: AppID) -> UInt64? {
+    private func rankedKey(_ app: AppID) -> RankKey? {
+        guard let start = startKey(app), let rec = appRecords[app], let a = rec.active, let s = sessions[a] else { return nil }
+        return RankKey(rank: s.rank, key: start.key)
+    }
+
+    private func recencyKey(_ app: AppID) -> RankKey? {
         guard let rec = appRecords[app], rec.active != nil else { return nil }
-        return rec.standing.recency
+        return RankKey(key: rec.standing.recency)
     }
 
     private mutating func pushRanks(_ app: AppID) {
@@ -237,6 +284,10 @@ public struct Arbiter: Sendable, Equatable {
         if let k = startKey(app), rec.pushedStart != k {
             playingStarts.insert(Ranked(key: k, seniority: seniority, app: app))
             appRecords[app]?.pushedStart = k
+        }
+        if let k = rankedKey(app), rec.pushedRanked != k {
+            playingRanked.insert(Ranked(key: k, seniority: seniority, app: app))
+            appRecords[app]?.pushedRanked = k
         }
         if let k = recencyKey(app), rec.pushedRecency != k {
             recency.insert(Ranked(key: k, seniority: seniority, app: app))
@@ -247,8 +298,8 @@ public struct Arbiter: Sendable, Equatable {
 
     /// The top live entry of a slot heap, dropping stale ones on the way.
     private mutating func top(_ heap: WritableKeyPath<Arbiter, Heap<Ranked>>,
-                              _ key: (Arbiter, AppID) -> UInt64?,
-                              _ pushed: WritableKeyPath<AppRecord, UInt64?>) -> Ranked? {
+                              _ key: (Arbiter, AppID) -> RankKey?,
+                              _ pushed: WritableKeyPath<AppRecord, RankKey?>) -> Ranked? {
         while let t = self[keyPath: heap].max {
             if key(self, t.app) == t.key { return t }
             _ = self[keyPath: heap].popMax()
@@ -260,9 +311,17 @@ public struct Arbiter: Sendable, Equatable {
     private mutating func resolveSlot(_ r: inout Resolution) {
         var h = holder.flatMap { appRecords[$0]?.active != nil ? $0 : nil }
         let holderStart = h.flatMap { appRecords[$0]?.standing.lastPlaybackStart }
+        // A playing holder is compared by rank then start; a paused one loses only to a start after its own.
+        let holderRanked = h.flatMap { rankedKey($0) }
+        let newest = top(\.playingStarts, { $0.startKey($1) }, \.pushedStart)
+        let best = top(\.playingRanked, { $0.rankedKey($1) }, \.pushedRanked)
         var move = SlotMove.kept
-        if let best = top(\.playingStarts, { $0.startKey($1) }, \.pushedStart), best.app != h,
-           holderStart.map({ best.key > $0 }) ?? true {
+        if let p = pinned, let s = sessions[p], s.isCandidate, appRecords[s.app]?.active == p {
+            if h != s.app { move = .pinned }
+            h = s.app
+        } else if let best, best.app != h,
+                  holderRanked.map({ best.key > $0 })
+                    ?? holderStart.map({ start in newest.map { $0.key.key > start } ?? false }) ?? true {
             h = best.app
             move = .tookOver
         } else if h == nil, let best = top(\.recency, { $0.recencyKey($1) }, \.pushedRecency) {
@@ -289,6 +348,12 @@ public struct Arbiter: Sendable, Equatable {
             playingStarts = Heap(keep)
             for app in appRecords.keys { appRecords[app]?.pushedStart = nil }
             for e in keep { appRecords[e.app]?.pushedStart = e.key }
+        }
+        if playingRanked.count > 2 * live + 32 {
+            let keep = playingRanked.unordered.filter { rankedKey($0.app) == $0.key }
+            playingRanked = Heap(keep)
+            for app in appRecords.keys { appRecords[app]?.pushedRanked = nil }
+            for e in keep { appRecords[e.app]?.pushedRanked = e.key }
         }
         if recency.count > 2 * live + 32 {
             let keep = recency.unordered.filter { recencyKey($0.app) == $0.key }

@@ -45,7 +45,12 @@ extension NowPlayingModel {
         let app = apps[s.app]
         let appActive = arbiter.active(of: s.app)
         let activeReason: String
-        if !e.isEligible {
+        if policy.isIgnored(s.id) {
+            activeReason = "ignored by [arbiter] ignore: never its app's active session"
+        } else if active, arbiter.pinned == s.id {
+            activeReason = "pinned (npctl pin \(policy.pinned ?? s.id)): the active session of app \(s.app)"
+                + (e.isEligible ? "" : ", kept through the interruption")
+        } else if !e.isEligible {
             activeReason = "not eligible, so it cannot be its app's active session"
         } else if active {
             activeReason = app?.preferredSession == s.id
@@ -65,13 +70,29 @@ extension NowPlayingModel {
             case .closed?, .appDisconnected?, .ineligible?:
                 why = "the previous Now Playing session went away and it was the most recently active eligible session"
             case .eligible?, nil: why = "the slot was empty and it became eligible"
+            case .pinned?: why = "pinned"
             }
-            let paused = isPlaying(s.id) ? "" : " (paused: it keeps the slot until another app starts playing)"
-            npReason = "Now Playing: " + why + paused
+            if arbiter.pinned == s.id {
+                npReason = "Now Playing: pinned (npctl pin \(policy.pinned ?? s.id)), playing or paused, until npctl unpin"
+            } else {
+                let paused = isPlaying(s.id) ? "" : " (paused: it keeps the slot until another app starts playing)"
+                let ranked = policy.priorityMatch(s.id).map { " (priority: \($0.name) is listed in [arbiter] priority)" } ?? ""
+                npReason = "Now Playing: " + why + paused + ranked
+            }
+        } else if policy.isIgnored(s.id) {
+            npReason = "not Now Playing: ignored by [arbiter] ignore (reachable with -p, never Now Playing, interrupts no one)"
         } else if !e.isEligible {
-            npReason = "not Now Playing: not eligible (" + e.reasons.joined(separator: "; ") + ")"
+            let pinned = policy.isPinned(s.id) ? "pinned, but " : ""
+            npReason = "not Now Playing: " + pinned + "not eligible (" + e.reasons.joined(separator: "; ") + ")"
         } else if !active {
             npReason = "not Now Playing: not its app's active session"
+        } else if let holder = nowPlayingSession, let h = sessions[holder], arbiter.pinned == holder {
+            npReason = "not Now Playing: session \(holder) of app \(h.app) is pinned (npctl unpin to release it)"
+        } else if let holder = nowPlayingSession, let h = sessions[holder],
+                  let theirs = policy.priorityMatch(holder), isPlaying(holder), isPlaying(s.id),
+                  theirs.rank > policy.priorityMatch(s.id)?.rank ?? 0 {
+            npReason = "not Now Playing: session \(holder) of app \(h.app) is playing too and has priority "
+                + "(\(theirs.name) comes first in [arbiter] priority)"
         } else if let holder = nowPlayingSession, let h = sessions[holder] {
             npReason = "not Now Playing: session \(holder) of app \(h.app) holds the slot; "
                 + "this app must start playback to take it"

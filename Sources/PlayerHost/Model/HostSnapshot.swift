@@ -79,6 +79,8 @@ public struct HostSnapshot: Sendable, Hashable {
     public var sessions: [SessionState] = []
     /// The Now Playing session, when the host owned it.
     public var nowPlaying: SessionID?
+    /// The pinned player's name (`arbiter.pin`), kept until `arbiter.unpin`.
+    public var pinned: String?
 
     public init(sessions: [SessionState] = [], nowPlaying: SessionID? = nil) {
         self.sessions = sessions
@@ -98,6 +100,7 @@ public struct HostSnapshot: Sendable, Hashable {
             sessions.append(Self.capture(s, in: m, at: t, origin: configSessions.contains(s.id) ? .config : .client))
         }
         if let np = m.nowPlayingSession, sessions.contains(where: { $0.id == np }) { nowPlaying = np }
+        pinned = m.policy.pinned
     }
 
     /// Whether a restart brings `s` back: the host's sessions, and those it would inherit

@@ -16,6 +16,8 @@ public enum NowPlayingChangeReason: String, Sendable, Hashable, CaseIterable {
     case ineligible
     /// The slot was empty and an eligible session appeared.
     case eligible
+    /// The pinned session took the slot (`arbiter.pin`, or it became eligible while pinned).
+    case pinned
 }
 
 /// Why a session went away.

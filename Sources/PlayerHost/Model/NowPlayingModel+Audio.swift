@@ -95,10 +95,11 @@ extension NowPlayingModel {
 
     /// `session` activated non-mixable audio: interrupt other apps' active non-mixable sessions.
     mutating func interruptOthers(by id: SessionID, at t: MonotonicInstant) {
-        guard let me = sessions[id] else { return }
+        // `[arbiter] ignore`: an ignored player's audio interrupts no one.
+        guard let me = sessions[id], !policy.isIgnored(id) else { return }
         let candidates = Set(index.audible(except: me.app)).union(sessions.dirty).compactMap { sessions[$0] }
         for other in candidates.sorted(by: { $0.order < $1.order })
-        where other.app != me.app && other.audio.isActive && !other.audio.isMixable {
+        where other.app != me.app && other.audio.isActive && !other.audio.isMixable && !outranksWhilePlaying(other.id, id) {
             guard !other.audio.interruptions.contains(.session(id)) else { continue }
             sessions[other.id]!.audio.interruptions.insert(.session(id))
             pausePlayers(of: other.id, at: t, forInterruption: true)

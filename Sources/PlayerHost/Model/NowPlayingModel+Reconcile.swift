@@ -36,19 +36,23 @@ extension NowPlayingModel {
         }
         live.sort { $0.order < $1.order }
         for s in live {
-            let e = Eligibility.isEligible(s)
+            let e = eligibleForArbiter(s)
             eligible[s.id] = e
             // Playback starts (rate 0 → > 0 on any player of a session) stamp the app's recency.
             let was = baselines[s.id]?.players.contains { $0.timeline.isPlaying } ?? false
             let playing = isPlaying(s.id)
-            if !was, playing {
+            let ignored = policy.isIgnored(s.id)
+            // An ignored session's playback is no claim on the slot for its app either.
+            if !was, playing, !ignored {
                 let stamp = tick()
                 apps[s.app]?.lastPlaybackStart = stamp
             }
-            arbiter.updateSession(s.id, Arbiter.Standing(app: s.app, order: s.order, eligible: e, playing: playing))
+            arbiter.updateSession(s.id, Arbiter.Standing(app: s.app, order: s.order, eligible: e, playing: playing,
+                                                         ignored: ignored, rank: policy.priorityMatch(s.id)?.rank ?? 0))
             index.update(s.id, s)
             for pid in s.playerIDs { deadlines.set(deadlineEntries(of: pid), for: pid) }
         }
+        followPin(live)
         syncApps()
         arbiter.setHolder(nowPlayingApp)
         let resolution = arbiter.resolve()
@@ -143,6 +147,8 @@ extension NowPlayingModel {
         let reason: NowPlayingChangeReason
         if r.move == .tookOver {
             reason = .playbackStarted
+        } else if r.move == .pinned {
+            reason = .pinned
         } else if let old = oldSession, let closed = closedHints[old] {
             reason = closed == .closed ? .closed : .appDisconnected
         } else if let old = oldSession, sessions[old] != nil, arbiter.sessions[old]?.eligible != true {

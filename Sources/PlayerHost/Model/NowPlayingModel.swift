@@ -26,6 +26,8 @@ public struct NowPlayingModel: Sendable, Equatable {
     public internal(set) var clock: MonotonicInstant = .zero
     /// Each app's active session and the slot, kept incrementally.
     public internal(set) var arbiter = Arbiter()
+    /// The pin, `[arbiter] priority` and `ignore` (`setArbiterPolicy`).
+    public internal(set) var policy = ArbiterPolicy()
 
     var nowPlayingApp: AppID?
     /// Why the slot last changed hands (for `explain`).

@@ -30,6 +30,10 @@ extension NowPlayingModel {
         m.settle(to: max(now, clock))
         let list = try session.map { [m.explanation(of: try m.session($0))] } ?? m.orderedSessions.map { m.explanation(of: $0) }
         return ["nowPlaying": m.nowPlayingSession.map { .string($0) } ?? .null,
+                "pinned": m.policy.pinned.map { .string($0) } ?? .null,
+                "pinnedSession": m.arbiter.pinned.map { .string($0) } ?? .null,
+                "priority": .array(m.policy.priority.map { .string($0) }),
+                "ignore": .array(m.policy.ignore.map { .string($0) }),
                 "sessions": .array(list.map { $0.toJSON() })]
     }
 }
