@@ -65,4 +65,17 @@ import Testing
         let why = m.explain(now: at(3)).first { $0.session == "mpris-mpv.instance4" }
         #expect(why?.nowPlayingReason.contains("priority") == true)
     }
+
+    /// `doctor` says why: the pin and the ignore list are the user's own choices, with the way
+    /// back as the fix.
+    @Test func doctorNamesThePinAndTheIgnoreList() throws {
+        var m = try players()
+        _ = m.setArbiterPolicy(ArbiterPolicy(pinned: "spotify", ignore: ["chromium"]), now: at(1))
+        let pinned = try m.diagnostics(session: "mpris-spotify", now: at(1)).first { $0.code == "pinned" }
+        #expect(pinned?.message == "pinned: mpris-spotify is Now Playing whenever it can be, paused too, because `npctl pin spotify` pins it")
+        #expect(pinned?.fix == "npctl unpin")
+        let ignored = try m.diagnostics(session: "mpris-chromium", now: at(1)).first { $0.code == "ignored" }
+        #expect(ignored?.message == "ignored: mpris-chromium is never Now Playing and interrupts no one ([arbiter] ignore names 'chromium')")
+        #expect(try m.diagnostics(session: "mpris-mpv.instance4", now: at(1)).allSatisfy { $0.code != "pinned" && $0.code != "ignored" })
+    }
 }

@@ -123,6 +123,18 @@ extension NowPlayingModel {
                                   message: "without backgroundAudio the session stops when app \(s.app) disconnects",
                                   fix: "create the session with backgroundAudio true if it should outlive its app"))
         }
+        // The user's own choices, so doctor says why a paused session holds the slot or a
+        // playing one never gets it (issue 23).
+        if let name = policy.pinned, policy.isPinned(s.id) {
+            out.append(Diagnostic(severity: .info, code: "pinned",
+                                  message: "pinned: \(s.id) is Now Playing whenever it can be, paused too, because `npctl pin \(name)` pins it",
+                                  fix: "npctl unpin"))
+        }
+        if let name = policy.ignore.first(where: { ArbiterPolicy.names($0, s.id) }) {
+            out.append(Diagnostic(severity: .info, code: "ignored",
+                                  message: "ignored: \(s.id) is never Now Playing and interrupts no one ([arbiter] ignore names '\(name)')",
+                                  fix: "remove '\(name)' from [arbiter] ignore in the config, then: npctl daemon reload"))
+        }
         let rank: [Diagnostic.Severity: Int] = [.error: 0, .warning: 1, .info: 2]
         return out.enumerated().sorted { (rank[$0.element.severity]!, $0.offset) < (rank[$1.element.severity]!, $1.offset) }
             .map(\.element)
