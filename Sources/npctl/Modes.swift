@@ -74,35 +74,8 @@ struct Loop: ParsableCommand {
 
     func run() throws {
         try reporting {
-            try global.refuseJSONWithFormat()
-            if playerctlOptions.follow, mode == nil {
-                let template = try playerctlOptions.format.map(parseTemplate)
-                return try Follower(global: global, target: target, withCommands: true, line: { raw, now in
-                    guard let raw else { return nil }
-                    let view = PlayerctlView(raw: raw["snapshot"] ?? .null, commands: raw["commands"]?.arrayValue, language: global.language)
-                    guard let template else { return view.loop }
-                    return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: false, at: now))
-                }).run()
-            }
-            if global.json, mode == nil {
-                return ModeSwitch.loop.print(try ModeSwitch.loop.current(Remote(global), target), json: true)
-            }
-            if mode != nil, playerctlOptions.format != nil {
-                PlayerctlFailure.command("format strings are not supported on command functions.").report()
-            }
-            let wanted = try mode.map(Self.normalize)
-            let template = try playerctlOptions.format.map(parseTemplate)
-            try PlayerctlRunner.run(global, target, verb: "loop", supportsFormat: true) { player in
-                let view = try player.view(commands: true)
-                if player.target.isImported, !view.hasLoop { return .skipped }
-                if let wanted {
-                    guard let id = view.session else { return .skipped }
-                    try ModeSwitch.loop.set(wanted, player.remote, id)
-                    return .handled(nil)
-                }
-                if let template { return .handled(try template.expand(player.context(metadata: false)) + "\n") }
-                return .handled(view.loop + "\n")
-            }
+            try ModeSwitch.loop.run(verb: "loop", mode: mode, normalize: Self.normalize, global: global, target: target,
+                                    shown: { $0.loop }, offered: { $0.hasLoop })
         }
     }
 }
@@ -138,36 +111,49 @@ struct Shuffle: ParsableCommand {
 
     func run() throws {
         try reporting {
-            try global.refuseJSONWithFormat()
-            if playerctlOptions.follow, mode == nil {
-                let template = try playerctlOptions.format.map(parseTemplate)
-                return try Follower(global: global, target: target, withCommands: true, line: { raw, now in
-                    guard let raw else { return nil }
-                    let view = PlayerctlView(raw: raw["snapshot"] ?? .null, commands: raw["commands"]?.arrayValue, language: global.language)
-                    guard let template else { return (view.shuffle ? "On" : "Off") }
-                    return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: false, at: now))
-                }).run()
-            }
-            if global.json, mode == nil {
-                return ModeSwitch.shuffle.print(try ModeSwitch.shuffle.current(Remote(global), target), json: true)
-            }
-            if mode != nil, playerctlOptions.format != nil {
-                PlayerctlFailure.command("format strings are not supported on command functions.").report()
-            }
-            let wanted = try mode.map(Self.normalize)
+            try ModeSwitch.shuffle.run(verb: "shuffle", mode: mode, normalize: Self.normalize, global: global, target: target,
+                                       shown: { $0.shuffle ? "On" : "Off" }, offered: { $0.hasShuffle },
+                                       resolve: { wanted, view in wanted == "toggle" ? (view.shuffle ? "off" : "items") : wanted })
+        }
+    }
+}
+
+extension ModeSwitch {
+    /// What `loop` and `shuffle` share, as playerctl runs them: `--follow` (a line per change),
+    /// `--json`, then each selected player in turn — set `mode` (after `resolve`, e.g. toggle),
+    /// or print the mode as `shown` spells it (or the format). An imported player that does not
+    /// offer the mode (`offered`) is skipped for the next, as playerctl skips it.
+    func run(verb: String, mode: String?, normalize: (String) throws -> String, global: GlobalOptions, target: SessionOption,
+             shown: @escaping (PlayerctlView) -> String, offered: (PlayerctlView) -> Bool,
+             resolve: (String, PlayerctlView) -> String = { wanted, _ in wanted }) throws {
+        try global.refuseJSONWithFormat()
+        if playerctlOptions.follow, mode == nil {
             let template = try playerctlOptions.format.map(parseTemplate)
-            try PlayerctlRunner.run(global, target, verb: "shuffle", supportsFormat: true) { player in
-                let view = try player.view(commands: true)
-                if player.target.isImported, !view.hasShuffle { return .skipped }
-                if var wanted {
-                    guard let id = view.session else { return .skipped }
-                    if wanted == "toggle" { wanted = view.shuffle ? "off" : "items" }
-                    try ModeSwitch.shuffle.set(wanted, player.remote, id)
-                    return .handled(nil)
-                }
-                if let template { return .handled(try template.expand(player.context(metadata: false)) + "\n") }
-                return .handled(view.shuffle ? "On\n" : "Off\n")
+            return try Follower(global: global, target: target, withCommands: true, line: { raw, now in
+                guard let raw else { return nil }
+                let view = PlayerctlView(raw: raw["snapshot"] ?? .null, commands: raw["commands"]?.arrayValue, language: global.language)
+                guard let template else { return shown(view) }
+                return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: false, at: now))
+            }).run()
+        }
+        if global.json, mode == nil {
+            return print(try current(Remote(global), target), json: true)
+        }
+        if mode != nil, playerctlOptions.format != nil {
+            PlayerctlFailure.command("format strings are not supported on command functions.").report()
+        }
+        let wanted = try mode.map(normalize)
+        let template = try playerctlOptions.format.map(parseTemplate)
+        try PlayerctlRunner.run(global, target, verb: verb, supportsFormat: true) { player in
+            let view = try player.view(commands: true)
+            if player.target.isImported, !offered(view) { return .skipped }
+            if let wanted {
+                guard let id = view.session else { return .skipped }
+                try set(resolve(wanted, view), player.remote, id)
+                return .handled(nil)
             }
+            if let template { return .handled(try template.expand(player.context(metadata: false)) + "\n") }
+            return .handled(shown(view) + "\n")
         }
     }
 }
