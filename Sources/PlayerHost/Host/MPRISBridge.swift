@@ -150,7 +150,6 @@ public final class MPRISBridge: DBusObjectHandler {
         case (.root, "SupportedUriSchemes"): return .strings(canOpen() ? ["file", "http", "https"] : [])
         case (.root, "SupportedMimeTypes"):
             return .strings(canOpen() ? ["audio/mpeg", "audio/flac", "audio/ogg", "audio/wav", "audio/mp4", "video/mp4", "video/webm"] : [])
-        case (.player, "Volume"): return .double(1.0)
         case (.player, "CanControl"): return .boolean(true)
         case (.player, _):
             // A Get reads the value as it is now; signals carry what the gate let through, so a
@@ -163,7 +162,7 @@ public final class MPRISBridge: DBusObjectHandler {
     }
 
     public func set(_ property: String, in interface: MPRISInterface, to value: DBusValue) -> Result<Void, DBusError> {
-        carryOut(MPRISRequest.set(property, interface: interface, value: value))
+        carryOut(MPRISRequest.set(property, interface: interface, value: value, properties: liveProperties()))
     }
 
     public func call(_ member: String, in interface: MPRISInterface, arguments: [DBusValue]) -> Result<Void, DBusError> {
