@@ -1,5 +1,6 @@
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostClient
 @testable import PlayerHostHost
 @testable import PlayerHostModel
 
@@ -197,6 +198,33 @@ import Testing
         guard case .send(let kind, let payload) = set(.double(2)) else { return }
         _ = try m.sendCommand(kind, session: nil, payload: payload, now: at(2))
         #expect(props(m, 3).playerProperties["Volume"] == .double(1.3))
+    }
+
+    // MARK: npctl
+
+    @Test func npctlVolumeSpeaksPlayerctlsSyntax() throws {
+        let commands: [JSON] = [["command": "changeVolume", "isAvailable": true, "maximumVolume": 1.3]]
+        let v = PlayerctlView(raw: ["session": "s", "playbackState": "paused", "timestamp": 0, "info": [:], "volume": 0.5, "muted": false],
+                              commands: commands)
+        #expect(v.volume == 0.5 && v.level == 0.5 && !v.muted && v.maximumVolume == 1.3)
+        #expect(v.volumeTarget("0.25") == 0.25)
+        #expect(v.volumeTarget("0.1+") == 0.6)
+        #expect(v.volumeTarget("0.1-") == 0.4)
+        #expect(v.volumeTarget("1-") == 0, "never below 0")
+        #expect(v.volumeTarget("5") == 1.3, "never above maximumVolume")
+        #expect(v.volumeTarget("2+") == 1.3)
+        for bad in ["abc", "0.1*", "+", "", "inf", "nan", "0.1++"] { #expect(v.volumeTarget(bad) == nil, "\(bad)") }
+        let muted = PlayerctlView(raw: ["session": "s", "playbackState": "paused", "timestamp": 0, "info": [:], "volume": 0.5, "muted": true])
+        #expect(muted.volume == 0 && muted.level == 0.5, "MPRIS shows silence; the level is kept")
+        #expect(muted.volumeTarget("0.1+") == 0.1, "relative to what is heard, as playerctl reads Volume")
+        #expect(muted.maximumVolume == 1)
+        #expect(try FormatTemplate("{{volume}}").render(muted.context(player: "p", instance: "p", withMetadata: false, at: 0)) == "0.0")
+        // Nothing Now Playing: the export's 1.0.
+        #expect(PlayerctlView(raw: .null).volume == 1)
+        // mute [on|off|toggle].
+        #expect(v.muteTarget(nil) == true && muted.muteTarget(nil) == false)
+        #expect(v.muteTarget("toggle") == true && v.muteTarget("on") == true && muted.muteTarget("off") == false)
+        #expect(v.muteTarget("ON") == true && v.muteTarget("sideways") == nil)
     }
 
     // MARK: Restart
