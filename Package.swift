@@ -31,7 +31,8 @@ let package = Package(
             name: "CSDBus",
             linkerSettings: [.linkedLibrary("systemd")]
         ),
-        // libcurl for Loop/CurlMulti (HTTP fetches of artwork on the loop).
+        // libcurl for the artwork helper's fetches: linked only into the helper, never the daemon,
+        // so no HTTP body is ever in the daemon's memory or written from its loop.
         .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
@@ -61,7 +62,7 @@ let package = Package(
         .target(name: "PlayerHostRPC", dependencies: ["PlayerHostBase"], path: "Sources/PlayerHost/RPC"),
         .target(
             name: "PlayerHostLoop",
-            dependencies: ["PlayerHostBase", "CUV", "CSDBus", "CCurl"],
+            dependencies: ["PlayerHostBase", "CUV", "CSDBus"],
             path: "Sources/PlayerHost/Loop"
         ),
         .target(
@@ -157,7 +158,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "playerhost-artwork",
-            dependencies: ["CArtwork", "PlayerHost"]
+            dependencies: ["CArtwork", "CCurl", "PlayerHost"]
         ),
         .executableTarget(
             name: "ph-bench",

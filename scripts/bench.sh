@@ -175,3 +175,12 @@ echo
 # Per-operation cost with 10 000 sessions against 10, create/close time, memory per session.
 echo
 "$ROOT/scripts/bench-scale.sh" --no-build --cpu "$CPU" --runs "$RUNS"
+
+# The seeded D-Bus fuzzes, longer than CI's 35 s + 25 s (issue 21): every exported MPRIS method
+# and property, then hostile imported players. FUZZ_SECONDS=0 skips them.
+FUZZ_SECONDS=${FUZZ_SECONDS:-300}
+if [ "$FUZZ_SECONDS" -gt 0 ]; then
+    echo
+    "$ROOT/scripts/fuzz-dbus.sh" "$FUZZ_SECONDS"
+    "$ROOT/scripts/fuzz-import.sh" "$FUZZ_SECONDS"
+fi

@@ -10,7 +10,8 @@ bin="$(swift build --show-bin-path)"
 "$bin/npctl" daemon start -- --config "$PWD/examples/demo.toml"
 
 # Real playback: a short tagged tone made with sox, played by an mpv session through mpv's null
-# audio output (nothing is heard; set PLAYERHOST_MPV_AO before starting the daemon to hear it).
+# audio output, pinned by examples/demo.toml's `[mpv] ao = "null"` so the demo runs the same on any
+# machine (nothing is heard; drop that line, or set PLAYERHOST_MPV_AO=pulse, to hear it).
 # It starts playing last, so it becomes Now Playing and interrupts main (both are non-mixable).
 # The file carries an embedded cover (made with ffmpeg), so the session shows artwork end to end.
 if command -v mpv >/dev/null && command -v sox >/dev/null && command -v ffmpeg >/dev/null; then
@@ -22,7 +23,7 @@ if command -v mpv >/dev/null && command -v sox >/dev/null && command -v ffmpeg >
     -c:v copy -disposition:v attached_pic -metadata title="Concert A" -metadata artist="The Sine Waves" \
     -metadata album="Test Tones" "$media/concert-a.mp3"
   rm -f "$media/concert-a.wav"
-  "$bin/npctl" open -s mpv "$media/concert-a.mp3" >/dev/null
+  "$bin/npctl" open --session mpv "$media/concert-a.mp3"
   "$bin/npctl" loop one --session mpv
 else
   echo "demo: mpv, sox or ffmpeg is missing, so there is no mpv session (scripts/setup.sh installs them)" >&2
@@ -44,7 +45,7 @@ npctl is $bin/npctl — try:
   npctl position 30+                        # 30 s forward (also 1:30, -5, 10-)
   npctl activate pip && npctl promote pip   # pip's audio was interrupted: resume it; PiP expanded → pip is Now Playing
   npctl activate main && npctl demote pip   # PiP minimized → main takes over again
-  npctl open FILE                           # play a file of yours in the mpv session
+  npctl open FILE                           # play a file of yours in the mpv session (npctl add FILE queues it)
   npctl watch                               # live view: space, n, p, ←/→, q
   npctl doctor                              # why each session is or is not Now Playing
   npctl daemon stop

@@ -8,8 +8,10 @@ set -euo pipefail
 # and gdbus (libglib2.0-bin) are what the MPRIS tests drive it with. mpv-mpris and
 # python3-dbus/python3-gi (a fake MPRIS player) are what the MPRIS import tests talk to.
 # libvips, libavformat and ffmpeg decode and make artwork (the helper, the tests, the demo's
-# cover); libcurl fetches remote artwork.
-packages=(libuv1-dev libsystemd-dev pkg-config socat python3 mpv sox libsox-fmt-base tmux dbus-daemon dbus-bin playerctl libglib2.0-bin libvips-dev libavformat-dev libcurl4-openssl-dev ffmpeg mpv-mpris python3-dbus python3-gi)
+# cover); libcurl fetches remote artwork. pulseaudio (with pactl) is the audio server the test of
+# mpv's default output starts, with a null sink, to check mpv picks the system's output; iproute2
+# (ip netns) makes the network namespace the artwork redirect test fetches in.
+packages=(libuv1-dev libsystemd-dev pkg-config socat python3 mpv sox libsox-fmt-base tmux dbus-daemon dbus-bin playerctl libglib2.0-bin libvips-dev libavformat-dev libcurl4-openssl-dev ffmpeg mpv-mpris python3-dbus python3-gi pulseaudio pulseaudio-utils iproute2)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -49,15 +49,30 @@ static inline const char *pha_mime(const char *loader) {
     return NULL;
 }
 
-/// Decodes every pixel of `buf` (a truncated or corrupt image fails: the header alone is not
-/// trusted) and reports its size and MIME type. 0 on success, else -1 with `err` set.
-static inline int pha_probe(const void *buf, size_t len, int *width, int *height, const char **mime,
-                            char *err, size_t errcap) {
+/// Refuses an image whose header declares more than `max_pixels` pixels (a decompression bomb: a
+/// few hundred bytes can declare 65500×65500). Only the header has been read when this runs:
+/// libvips loads lazily, so nothing is decoded before the check. 0 when within the bound.
+static inline int pha_check_pixels(VipsImage *img, unsigned long long max_pixels, char *err, size_t errcap) {
+    int w = vips_image_get_width(img), h = vips_image_get_height(img);
+    unsigned long long pixels = (unsigned long long)(w > 0 ? w : 0) * (unsigned long long)(h > 0 ? h : 0);
+    if (w <= 0 || h <= 0 || pixels > max_pixels) {
+        snprintf(err, errcap, "the image declares %dx%d pixels, over the %llu-pixel limit", w, h, max_pixels);
+        return -1;
+    }
+    return 0;
+}
+
+/// Checks `buf`'s header against the pixel bound, then decodes every pixel (a truncated or
+/// corrupt image fails: the header alone is not trusted) and reports its size and MIME type.
+/// 0 on success, else -1 with `err` set.
+static inline int pha_probe(const void *buf, size_t len, unsigned long long max_pixels, int *width, int *height,
+                            const char **mime, char *err, size_t errcap) {
     const char *cls = vips_foreign_find_load_buffer(buf, len);
     if (!cls) { snprintf(err, errcap, "not an image"); vips_error_clear(); return -1; }
     VipsImage *img = vips_image_new_from_buffer(buf, len, "", "fail_on", VIPS_FAIL_ON_TRUNCATED,
                                                 "access", VIPS_ACCESS_SEQUENTIAL, NULL);
     if (!img) { pha_error(err, errcap); return -1; }
+    if (pha_check_pixels(img, max_pixels, err, errcap) != 0) { g_object_unref(img); return -1; }
     const char *loader = NULL;
     if (vips_image_get_string(img, "vips-loader", &loader) != 0) loader = NULL;
     *mime = pha_mime(loader);
@@ -86,8 +101,15 @@ static inline int pha_probe(const void *buf, size_t len, int *width, int *height
 
 /// Scales `buf` down to fit `width`×`height` (never up) and saves it to `path` as JPEG (or PNG
 /// when `png` is non-zero, which keeps transparency). Reports the rendition's size.
-static inline int pha_thumbnail(const void *buf, size_t len, int width, int height, int png,
-                                const char *path, int *outw, int *outh, char *err, size_t errcap) {
+static inline int pha_thumbnail(const void *buf, size_t len, unsigned long long max_pixels, int width, int height,
+                                int png, const char *path, int *outw, int *outh, char *err, size_t errcap) {
+    // The header first (nothing decoded yet): a file that got into the cache before the bound
+    // existed, or under a larger one, is refused here too.
+    VipsImage *header = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    if (!header) { pha_error(err, errcap); return -1; }
+    int over = pha_check_pixels(header, max_pixels, err, errcap);
+    g_object_unref(header);
+    if (over != 0) return -1;
     VipsImage *out = NULL;
     if (vips_thumbnail_buffer((void *)buf, len, &out, width, "height", height, "size", VIPS_SIZE_DOWN,
                               "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL) != 0) {
@@ -104,8 +126,9 @@ static inline int pha_thumbnail(const void *buf, size_t len, int width, int heig
 }
 
 /// The attached picture (cover art) of the media file at `path`, copied into a malloc'ed buffer
-/// the caller frees. 1 found, 0 none, -1 the file could not be read (`err` set).
-static inline int pha_attached_picture(const char *path, unsigned char **data, size_t *len,
+/// the caller frees. 1 found, 0 none, -1 the file could not be read or its picture is larger
+/// than `max_bytes` (`err` set).
+static inline int pha_attached_picture(const char *path, size_t max_bytes, unsigned char **data, size_t *len,
                                        char *err, size_t errcap) {
     AVFormatContext *ctx = NULL;
     int r = avformat_open_input(&ctx, path, NULL, NULL);
@@ -119,6 +142,11 @@ static inline int pha_attached_picture(const char *path, unsigned char **data, s
     for (unsigned i = 0; i < ctx->nb_streams; i++) {
         AVStream *st = ctx->streams[i];
         if ((st->disposition & AV_DISPOSITION_ATTACHED_PIC) && st->attached_pic.size > 0) {
+            if ((size_t)st->attached_pic.size > max_bytes) {
+                snprintf(err, errcap, "the attached picture is larger than the %zu-byte limit", max_bytes);
+                found = -1;
+                break;
+            }
             *data = malloc((size_t)st->attached_pic.size);
             if (!*data) break;
             memcpy(*data, st->attached_pic.data, (size_t)st->attached_pic.size);

@@ -1,6 +1,7 @@
 #ifndef PLAYERHOST_CCURL_SHIM_H
 #define PLAYERHOST_CCURL_SHIM_H
-// libcurl for Swift. Only Sources/PlayerHost/Loop/CurlMulti.swift imports this module.
+// libcurl for Swift. Only the artwork helper (Sources/playerhost-artwork) imports this module: the
+// daemon fetches nothing itself, so no body an HTTP server sends is ever in its memory.
 //
 // curl_easy_setopt, curl_multi_setopt and curl_easy_getinfo are variadic macros/functions, which
 // Swift cannot call: these wrappers fix each one to a single argument type.
@@ -17,39 +18,18 @@ static inline CURLcode ph_curl_easy_set_write(CURL *e, ph_curl_write_fn f, void 
     return r != CURLE_OK ? r : curl_easy_setopt(e, CURLOPT_WRITEDATA, user);
 }
 
+/// Called with each connection's address before a request is sent on it (every hop of a
+/// redirect chain); returning non-zero aborts the transfer (CURLE_ABORTED_BY_CALLBACK).
+typedef int (*ph_curl_prereq_fn)(void *user, char *primary_ip, char *local_ip, int primary_port, int local_port);
+static inline CURLcode ph_curl_easy_set_prereq(CURL *e, ph_curl_prereq_fn f, void *user) {
+    CURLcode r = curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, f);
+    return r != CURLE_OK ? r : curl_easy_setopt(e, CURLOPT_PREREQDATA, user);
+}
+
 static inline long ph_curl_easy_response_code(CURL *e) {
     long code = 0;
     curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
     return code;
-}
-
-static inline void *ph_curl_easy_private(CURL *e) {
-    char *p = NULL;
-    curl_easy_getinfo(e, CURLINFO_PRIVATE, &p);
-    return p;
-}
-
-typedef int (*ph_curl_socket_fn)(CURL *e, curl_socket_t s, int what, void *user, void *socketp);
-typedef int (*ph_curl_timer_fn)(CURLM *m, long timeout_ms, void *user);
-static inline CURLMcode ph_curl_multi_set_callbacks(CURLM *m, ph_curl_socket_fn sock, ph_curl_timer_fn timer, void *user) {
-    CURLMcode r = curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, sock);
-    if (r == CURLM_OK) r = curl_multi_setopt(m, CURLMOPT_SOCKETDATA, user);
-    if (r == CURLM_OK) r = curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, timer);
-    if (r == CURLM_OK) r = curl_multi_setopt(m, CURLMOPT_TIMERDATA, user);
-    return r;
-}
-
-/// The transfer a finished-message is about and its result, or NULL when none is left.
-static inline CURL *ph_curl_multi_next_done(CURLM *m, CURLcode *result) {
-    int left = 0;
-    CURLMsg *msg;
-    while ((msg = curl_multi_info_read(m, &left)) != NULL) {
-        if (msg->msg == CURLMSG_DONE) {
-            *result = msg->data.result;
-            return msg->easy_handle;
-        }
-    }
-    return NULL;
 }
 
 #endif

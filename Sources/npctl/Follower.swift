@@ -65,20 +65,47 @@ struct Follower {
                 if withCommands { show(try enriched(remote, current())) } else if p["type"] == "infoChanged" { show(p) }
             }
         }
-        try guarded(remote, "events.subscribe", ["topics": .array(["nowPlaying"] + more)])
+        // The exported player: what the export shows (`mpris.get`), which is the Now Playing
+        // value unless an imported player holds the slot; then the host's own session shown
+        // instead changes through its `info` events.
+        try guarded(remote, "events.subscribe", ["topics": .array(["nowPlaying", "info"] + more)])
         var current = JSON.null
+        var slot: String?
         if withCommands {
-            current = try guarded(remote, "nowPlaying.get", [:])
+            current = try shown(remote, nowPlaying: try guarded(remote, "nowPlaying.get", [:]))
             show(try enriched(remote, current))
         }
         while true {
             let p = try next(remote, redo)
             if p["topic"] == "nowPlaying", let value = p["nowPlaying"] {
-                current = value
+                slot = value["session"]?.stringValue
+                current = try shown(remote, nowPlaying: value)
+            } else if p["topic"] == "info" {
+                // Only the session shown while it is not the slot's (the slot's come as nowPlaying).
+                guard let id = p["session"]?.stringValue, id == current["session"]?.stringValue, id != slot else { continue }
+                current = try exported(remote, else: current)
             } else if !withCommands {
                 continue
             }
             show(withCommands ? try enriched(remote, current) : current)
+        }
+    }
+
+    /// What the export shows while `nowPlaying` is the Now Playing value: that value, unless it
+    /// is an imported player's (the export may then show a host session instead).
+    private func shown(_ remote: Remote, nowPlaying: JSON) throws -> JSON {
+        guard nowPlaying["session"]?.stringValue?.hasPrefix(PlayerTarget.importPrefix) == true else { return nowPlaying }
+        return try exported(remote, else: nowPlaying)
+    }
+
+    /// `mpris.get`; `fallback` from a daemon without it (which mirrors Now Playing).
+    private func exported(_ remote: Remote, else fallback: JSON) throws -> JSON {
+        do throws(ClientError) { return try remote.client.call("mpris.get") } catch {
+            switch error {
+            case .closed, .noDaemon, .io: throw ConnectionLost()
+            case .rpc(let e) where e.code == RPCErrorCode.methodNotFound.rawValue: return fallback
+            default: throw Remote.failure(error)
+            }
         }
     }
 

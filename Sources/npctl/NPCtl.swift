@@ -44,6 +44,8 @@ struct NPCtl: ParsableCommand {
             Position.self, SkipForward.self, SkipBackward.self, Rate.self, Loop.self, Shuffle.self,
             Metadata.self, Volume.self, Mute.self, Queue.self, Promote.self, Demote.self, Activate.self, Doctor.self,
             Open.self, PluginList.self, Ping.self, Call.self, Daemon.self, ArtworkCommand.self,
+            // mpv queue verbs (mpc's): play N is Play's argument.
+            Add.self, Clear.self, Remove.self, Move.self, Close.self,
         ])
 
     /// Every verb and alias, with its sub-verbs, for `GlobalOptionHoisting`.

@@ -5,29 +5,40 @@ import PlayerHostClient
 import PlayerHostModel
 import PlayerHostRPC
 
-/// `npctl open FILE|URL… [-s SESSION] [--replace]`: play files in an mpv session (`mpv.open`).
+/// `npctl open FILE|URL… [--append | --next] [--session ID]`: play files in an mpv session
+/// (`mpv.open`), as `mpv FILE` does; or queue them, as mpc's `add` and `insert` do.
 struct Open: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "open",
-        abstract: "Open files or URLs in an mpv session (created if needed) and play them.",
+        abstract: "Play files or URLs in an mpv session (created if needed), replacing its queue.",
         discussion: """
-            Without -s they go to the most recently used mpv session, or a new one. Relative \
-            files are made absolute (the daemon runs elsewhere). --replace replaces the queue \
-            instead of appending to it. Prints the session id.
+            The files replace the queue of the mpv session and the first plays now, as \
+            `mpv FILE` does. --append adds them after the last item (mpc add, npctl add) and \
+            --next right after the current one (mpc insert); neither changes what plays. \
+            Without --session: the Now Playing session if it is an mpv one, else the mpv \
+            session used last, or a new one. Relative files are made absolute (the daemon runs \
+            elsewhere). Success prints nothing (--json prints the session).
 
             Examples:
-              npctl open song.ogg https://example.org/radio.mp3
-              npctl open -s other --replace ~/Music/*.flac
+              npctl open song.ogg
+              npctl open --append ~/Music/*.flac
+              npctl open --next https://example.org/radio.mp3
+              npctl open --session other ~/Music/album/*.flac
             """)
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var target: SessionOption
 
-    @Option(name: [.short, .long], help: ArgumentHelp("mpv session id (default: the last one used, or a new one).", valueName: "id"))
-    var session: String?
+    @Flag(name: .long, help: "Add after the last item instead of replacing the queue (mpc add).")
+    var append = false
 
-    @Flag(name: .long, help: "Replace the session's queue instead of appending.")
+    @Flag(name: .long, help: "Add right after the current item instead of replacing the queue (mpc insert).")
+    var next = false
+
+    /// The default since `open` plays; kept so scripts written for the old default still run.
+    @Flag(name: .long, help: ArgumentHelp("Replace the queue (the default).", visibility: .hidden))
     var replace = false
 
-    @Argument(help: ArgumentHelp("Files or URLs (http://…, av://lavfi:…).", valueName: "file|url"))
+    @Argument(help: ArgumentHelp("Files or URLs (http://…).", valueName: "file|url"))
     var items: [String]
 
     /// A URL (`scheme://…`) as given; a file made absolute and checked, so a typo fails here
@@ -45,23 +56,25 @@ struct Open: ParsableCommand {
         return String(cString: p)
     }
 
+    /// `mpv.open`'s params for `urls` in `mode` (nil: replace, the default).
+    static func params(_ urls: [String], mode: String?) -> [String: JSON] {
+        var p: [String: JSON] = ["urls": .array(urls.map(JSON.string))]
+        if let mode { p[mode] = true }
+        return p
+    }
+
     func run() throws {
         try reporting {
             guard !items.isEmpty else { throw Failure("open: give at least one file or URL", code: 2) }
-            let urls = try items.map(Self.resolve)
-            var params: [String: JSON] = ["urls": .array(urls.map(JSON.string))]
-            if let session { params["session"] = .string(session) }
-            if replace { params["replace"] = true }
-            let remote = try Remote(global)
-            let result: JSON
-            do throws(ClientError) { result = try remote.client.call("mpv.open", params) } catch {
-                if case .rpc(let e) = error, e.code == RPCErrorCode.methodNotFound.rawValue {
-                    throw Failure("open: the daemon has no mpv sessions (is mpv installed where playerhostd runs?)")
-                }
-                throw Remote.failure(error)
+            guard [append, next, replace].filter({ $0 }).count <= 1 else {
+                throw Failure("open: --append, --next and --replace are one or the other", code: 2)
             }
-            if global.json { return print(JSONPretty.format(result)) }
-            print(result["id"]?.stringValue ?? "?")
+            let urls = try items.map(Self.resolve)
+            let remote = try Remote(global)
+            let session = try MPVQueueTarget.session(remote, target)
+            let mode = append ? "append" : next ? "next" : nil
+            MPVQueueTarget.finish(try MPVQueueTarget.call(remote, verb: "open", "mpv.open", session: session,
+                                                          Self.params(urls, mode: mode)), global)
         }
     }
 }

@@ -5,7 +5,7 @@ import PlayerHostClient
 import PlayerHostRPC
 
 /// A player as `playerctl -l` names it: the daemon's exported MPRIS player `playerhost` (the
-/// Now Playing session), an imported MPRIS player by its bus name (`mpv`, session
+/// session the export shows: `mpris.get`), an imported MPRIS player by its bus name (`mpv`, session
 /// `mpris-mpv`), or a session named with `--session`.
 struct PlayerTarget: Equatable {
     static let exported = "playerhost"
@@ -36,12 +36,21 @@ final class PlayerState {
         self.remote = remote
     }
 
-    /// The snapshot reply (null: nothing Now Playing).
+    /// The snapshot reply (null: nothing shown). `playerhost` is what the export shows
+    /// (`mpris.get`: by default the host's own session, never an imported player), so npctl's
+    /// `playerhost` is the desktop's; a daemon without that method shows the Now Playing one.
     func raw() throws -> JSON {
         if let rawCache { return rawCache }
-        let r = try target.session.map { try remote.call("info.get", ["session": .string($0)]) } ?? remote.call("nowPlaying.get")
+        let r = try target.session.map { try remote.call("info.get", ["session": .string($0)]) } ?? exported()
         rawCache = r
         return r
+    }
+
+    private func exported() throws -> JSON {
+        do throws(ClientError) { return try remote.client.call("mpris.get") } catch {
+            guard case .rpc(let e) = error, e.code == RPCErrorCode.methodNotFound.rawValue else { throw Remote.failure(error) }
+            return try remote.call("nowPlaying.get")
+        }
     }
 
     /// The MPRIS view, with the command center when `commands` (transport, loop, metadata).
@@ -138,8 +147,10 @@ enum PlayerctlRunner {
             }
             return [PlayerTarget(instance: id, session: id)]
         }
-        // Without -p/-i (or with only `-p playerhost`), the exported player is all it takes: no list.
-        if selection.ignored.isEmpty, selection.players == nil || selection.players == [PlayerTarget.exported] {
+        // Without -p/-i/-a (or with only `-p playerhost`), the exported player is all it takes: no
+        // list. `-a` is every player, imported ones included, as playerctl's.
+        if selection.ignored.isEmpty, !playerctlOptions.allPlayers || selection.players == [PlayerTarget.exported],
+           selection.players == nil || selection.players == [PlayerTarget.exported] {
             return [PlayerTarget(instance: PlayerTarget.exported, session: nil)]
         }
         let all = try available(remote)

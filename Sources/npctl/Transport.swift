@@ -20,9 +20,11 @@ protocol TransportVerb: ParsableCommand {
 extension TransportVerb {
     static func can(_ view: PlayerctlView) -> Bool { view.canPlay }
 
+    func run() throws { try sendTransport() }
+
     /// As playerctl: a player that cannot (its capability off) is skipped for the next one;
     /// none that can is "No player could handle this command" (exit 1).
-    func run() throws {
+    func sendTransport() throws {
         try reporting {
             try PlayerctlRunner.run(global, target, verb: Self.verb, supportsFormat: false) { player in
                 let view = try player.view(commands: true)
@@ -54,9 +56,20 @@ extension TransportVerb {
 struct Play: TransportVerb {
     static let verb = "play"
     static let wireCommand = "play"
-    static let configuration = help("Play", verb: "play")
+    static let configuration: ArgumentParser.CommandConfiguration = {
+        var c = help("Play", verb: "play")
+        c.discussion += "\n  npctl play 3          # play item 3 of an mpv queue (mpc play N; see Jump.swift)"
+        return c
+    }()
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
+    @Argument(help: ArgumentHelp("Play item N of the mpv queue, as npctl queue numbers it.", valueName: "n"))
+    var item: Int?
+
+    func run() throws {
+        guard let item else { return try sendTransport() }
+        try jump(to: item)
+    }
 }
 
 struct Pause: TransportVerb {

@@ -1,13 +1,23 @@
-// playerhost-artwork: the artwork decoder helper. The daemon starts it with a pipe on stdin and
-// stdout and nothing else; it answers one JSON request per line with one JSON reply per line.
+// playerhost-artwork: the artwork helper. The daemon starts it with a pipe on stdin and stdout and
+// nothing else; it answers one JSON request per line with one JSON reply per line.
 //
-// Every untrusted byte (images fetched from the network, media files' attached pictures) is parsed
-// here, never in the daemon: a file that crashes a decoder takes down only this process, which
-// the daemon restarts. Requests (paths are chosen by the daemon, inside its cache directory):
+// Every untrusted byte (images fetched from the network, media files' attached pictures, image
+// files) is fetched and parsed here, never in the daemon: a file that crashes a decoder takes down
+// only this process, which the daemon restarts, and a large body is in this process's memory, not
+// the daemon's. Requests (`out` paths are chosen by the daemon, inside its cache directory):
 //
 //   {"id": N, "op": "embedded", "media": PATH, "out": PATH}   the media file's attached picture
-//   {"id": N, "op": "image", "in": PATH, "out": PATH}         validate an image, copy it to out
+//   {"id": N, "op": "image", "in": PATH, "out": PATH}         validate an image file, copy it to out
+//   {"id": N, "op": "fetch", "url": URL, "out": PATH, "timeoutMs": T, "maxRedirects": R}
+//                                                             fetch an http(s) image, validate, write
 //   {"id": N, "op": "thumbnail", "in": PATH, "out": PATH, "width": W, "height": H}
+//   {"id": N, "op": "verify", "in": PATH, "bytes": B, "checksum": C}
+//                                             a cached file still holds what its name promises
+//                                             ("none": true), else the error `verifyMismatch`
+//
+// Every op takes "maxBytes" (the largest input or body, at most 64 MiB; default 16 MiB) and
+// "maxPixels" (the largest width×height an image may declare; default 100 000 000): an image
+// over it is refused from its header, before any pixel is decoded.
 //
 // Replies: {"id": N, "ok": true, "width", "height", "type", "bytes", "checksum"} describing the file
 // written to `out` (mode 0600), or {"id": N, "ok": false, "error": "…"}; "none": true when a media
@@ -16,36 +26,14 @@ import CArtwork
 import Glibc
 import PlayerHost
 
-/// The largest input the helper reads (the daemon caps downloads lower).
+/// The largest input the helper ever reads, whatever a request says.
 let maxInputBytes = 64 << 20
+/// Defaults when a request names no bound.
+let defaultMaxBytes = 16 << 20
+let defaultMaxPixels: Int64 = 100_000_000
 
-func readFile(_ path: String) -> [UInt8]? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var out: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 { if errno == EINTR { continue }; return nil }
-        if n == 0 { return out }
-        out.append(contentsOf: chunk[0..<n])
-        if out.count > maxInputBytes { return nil }
-    }
-}
-
-func writeFile(_ path: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    var offset = 0
-    while offset < bytes.count {
-        let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-        if n < 0 { if errno == EINTR { continue }; return false }
-        offset += n
-    }
-    return true
-}
+/// The error of a `verify` whose file does not match (the daemon then discards the file).
+let verifyMismatch = "the file does not match its name"
 
 /// FNV-1a (32 bits) of the bytes: the daemon checks a cached file against it before using it.
 func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
@@ -56,15 +44,27 @@ func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
 
 struct Failure: Error { var message: String }
 
-/// Validates `bytes` as an image and writes them unchanged to `out`.
-func accept(_ bytes: UnsafeRawBufferPointer, out: String) throws -> [String: JSON] {
+/// The request's bounds.
+struct Bounds {
+    var maxBytes: Int
+    var maxPixels: UInt64
+
+    init(_ request: JSON) {
+        maxBytes = max(1, min(request["maxBytes"]?.intValue ?? defaultMaxBytes, maxInputBytes))
+        maxPixels = UInt64(max(1, request["maxPixels"]?.intValue.map(Int64.init) ?? defaultMaxPixels))
+    }
+}
+
+/// Validates `bytes` as an image within the pixel bound and writes them unchanged to `out`.
+func accept(_ bytes: UnsafeRawBufferPointer, out: String, bounds: Bounds) throws -> [String: JSON] {
+    guard bytes.count <= bounds.maxBytes else { throw Failure(message: "the image is larger than the \(bounds.maxBytes)-byte limit") }
     var w: Int32 = 0, h: Int32 = 0
     var mime: UnsafePointer<CChar>?
     var err = [CChar](repeating: 0, count: 512)
-    guard pha_probe(bytes.baseAddress, bytes.count, &w, &h, &mime, &err, err.count) == 0, let mime else {
+    guard pha_probe(bytes.baseAddress, bytes.count, bounds.maxPixels, &w, &h, &mime, &err, err.count) == 0, let mime else {
         throw Failure(message: String(cBuffer: err))
     }
-    guard writeFile(out, bytes) else { throw Failure(message: "cannot write \(out): \(String(cString: strerror(errno)))") }
+    guard Files.write(out, bytes) else { throw Failure(message: "cannot write \(out): \(String(cString: strerror(errno)))") }
     return ["width": .int(Int64(w)), "height": .int(Int64(h)), "type": .string(String(cString: mime)),
             "bytes": .int(Int64(bytes.count)), "checksum": .int(Int64(checksum(bytes)))]
 }
@@ -74,37 +74,67 @@ func handle(_ request: JSON) throws -> [String: JSON] {
         guard let p = request[key]?.stringValue, p.hasPrefix("/") else { throw Failure(message: "\(key): an absolute path is required") }
         return p
     }
-    switch request["op"]?.stringValue {
-    case "embedded":
-        let media = try path("media"), out = try path("out")
-        var data: UnsafeMutablePointer<UInt8>?
-        var len = 0
-        var err = [CChar](repeating: 0, count: 512)
-        let r = pha_attached_picture(media, &data, &len, &err, err.count)
-        if r < 0 { throw Failure(message: String(cBuffer: err)) }
-        guard r == 1, let data else { return ["none": true] }
-        defer { free(data) }
-        return try accept(UnsafeRawBufferPointer(start: data, count: len), out: out)
-    case "image":
-        let input = try path("in"), out = try path("out")
-        guard let bytes = readFile(input) else { throw Failure(message: "cannot read \(input) (missing or over \(maxInputBytes) bytes)") }
-        return try bytes.withUnsafeBytes { try accept($0, out: out) }
-    case "thumbnail":
-        let input = try path("in"), out = try path("out")
-        guard let w = request["width"]?.intValue, let h = request["height"]?.intValue, (1...10_000).contains(w), (1...10_000).contains(h) else {
-            throw Failure(message: "width and height: integers 1…10000 are required")
+    let bounds = Bounds(request)
+    do {
+        switch request["op"]?.stringValue {
+        case "embedded":
+            let media = try path("media"), out = try path("out")
+            // Opened here (no symlink, no FIFO, a regular file), then read by libavformat through
+            // the descriptor: the file it reads is the one checked.
+            let (fd, _) = try Files.openRegular(media)
+            defer { close(fd) }
+            var data: UnsafeMutablePointer<UInt8>?
+            var len = 0
+            var err = [CChar](repeating: 0, count: 512)
+            let r = pha_attached_picture("/proc/self/fd/\(fd)", bounds.maxBytes, &data, &len, &err, err.count)
+            if r < 0 { throw Failure(message: String(cBuffer: err)) }
+            guard r == 1, let data else { return ["none": true] }
+            defer { free(data) }
+            return try accept(UnsafeRawBufferPointer(start: data, count: len), out: out, bounds: bounds)
+        case "image":
+            let input = try path("in"), out = try path("out")
+            let bytes = try Files.read(input, limit: bounds.maxBytes)
+            return try bytes.withUnsafeBytes { try accept($0, out: out, bounds: bounds) }
+        case "fetch":
+            guard let url = request["url"]?.stringValue else { throw Failure(message: "url: a URL is required") }
+            let out = try path("out")
+            var limits = Fetch.Limits()
+            limits.maxBytes = bounds.maxBytes
+            if let t = request["timeoutMs"]?.intValue { limits.timeoutMilliseconds = max(1, min(t, 3_600_000)) }
+            if let r = request["maxRedirects"]?.intValue { limits.maxRedirects = max(0, min(r, 50)) }
+            let body = try Fetch.get(url, limits: limits)
+            return try body.withUnsafeBytes { try accept($0, out: out, bounds: bounds) }
+        case "thumbnail":
+            let input = try path("in"), out = try path("out")
+            guard let w = request["width"]?.intValue, let h = request["height"]?.intValue, (1...10_000).contains(w), (1...10_000).contains(h) else {
+                throw Failure(message: "width and height: integers 1…10000 are required")
+            }
+            let bytes = try Files.read(input, limit: maxInputBytes)
+            var ow: Int32 = 0, oh: Int32 = 0
+            var err = [CChar](repeating: 0, count: 512)
+            let png: Int32 = out.hasSuffix(".png") ? 1 : 0
+            let r = bytes.withUnsafeBytes {
+                pha_thumbnail($0.baseAddress, $0.count, bounds.maxPixels, Int32(w), Int32(h), png, out, &ow, &oh, &err, err.count)
+            }
+            guard r == 0 else { throw Failure(message: String(cBuffer: err)) }
+            let written = try Files.read(out, limit: maxInputBytes)
+            chmod(out, 0o600)
+            return ["width": .int(Int64(ow)), "height": .int(Int64(oh)), "type": .string(png == 1 ? "image/png" : "image/jpeg"),
+                    "bytes": .int(Int64(written.count)), "checksum": .int(Int64(written.withUnsafeBytes(checksum)))]
+        case "verify":
+            let input = try path("in")
+            guard let bytes = request["bytes"]?.intValue, (0...maxInputBytes).contains(bytes),
+                  let sum = request["checksum"]?.intValue else { throw Failure(message: "bytes and checksum are required") }
+            guard let data = try? Files.read(input, limit: bytes), data.count == bytes,
+                  Int(data.withUnsafeBytes(checksum)) == sum else { throw Failure(message: verifyMismatch) }
+            return ["none": true]
+        default:
+            throw Failure(message: "unknown op")
         }
-        guard let bytes = readFile(input) else { throw Failure(message: "cannot read \(input)") }
-        var ow: Int32 = 0, oh: Int32 = 0
-        var err = [CChar](repeating: 0, count: 512)
-        let png: Int32 = out.hasSuffix(".png") ? 1 : 0
-        let r = bytes.withUnsafeBytes { pha_thumbnail($0.baseAddress, $0.count, Int32(w), Int32(h), png, out, &ow, &oh, &err, err.count) }
-        guard r == 0, let written = readFile(out) else { throw Failure(message: String(cBuffer: err)) }
-        chmod(out, 0o600)
-        return ["width": .int(Int64(ow)), "height": .int(Int64(oh)), "type": .string(png == 1 ? "image/png" : "image/jpeg"),
-                "bytes": .int(Int64(written.count)), "checksum": .int(Int64(written.withUnsafeBytes(checksum)))]
-    default:
-        throw Failure(message: "unknown op")
+    } catch let e as Files.Refused {
+        throw Failure(message: e.message)
+    } catch let e as Fetch.Failed {
+        throw Failure(message: e.message)
     }
 }
 
@@ -116,7 +146,7 @@ guard pha_init(CommandLine.arguments[0]) == 0 else {
 signal(SIGPIPE, SIG_IGN)
 umask(0o077)
 
-// One request per line; a line is at most 64 KiB (paths only), longer ones are refused.
+// One request per line; a line is at most 64 KiB (paths and a URL), longer ones are refused.
 var pending: [UInt8] = []
 var buffer = [UInt8](repeating: 0, count: 64 * 1024)
 while true {

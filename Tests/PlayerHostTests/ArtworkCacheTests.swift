@@ -46,4 +46,37 @@ import Testing
         #expect(cache.original(for: "a") == nil && cache.original(for: "b") == nil)
         #expect(cache.discarded == 2 && cache.files.isEmpty && access(cache.path(a), F_OK) != 0)
     }
+
+    /// Issue 21 item 5: two files whose names claim Int.max bytes made `totalBytes` overflow and
+    /// the daemon trap at every start; a rendition claiming Int.max pixels a side trapped the
+    /// area sort. Sizes are stat's and bounded; such names are not cache files.
+    @Test func namesClaimingHugeSizesNeitherOverflowNorCount() throws {
+        let dir = DaemonHarness.makeTempDirectory()
+        defer { _ = try? runShell("rm -rf '\(dir)'") }
+        let key = ArtworkCache.keyHash("huge")
+        let tiny: [UInt8] = [1, 2, 3]
+        let sum = String(tiny.withUnsafeBytes(ArtworkCache.fnv32), radix: 16)
+        #expect(ArtworkCache.write("\(dir)/0123456789abcdef.o.64x48.9223372036854775807.0.png", tiny))
+        #expect(ArtworkCache.write("\(dir)/fedcba9876543210.o.64x48.9223372036854775807.0.png", tiny))
+        #expect(ArtworkCache.write("\(dir)/\(key).o.64x48.3.\(sum).png", tiny))
+        #expect(ArtworkCache.write("\(dir)/\(key).r.9223372036854775807x9223372036854775807.3.\(sum).png", tiny))
+        #expect(ArtworkCache.write("\(dir)/\(key).r.4611686018427387904x2.3.\(sum).png", tiny))
+        let cache = try ArtworkCache(directory: dir, limitBytes: 1 << 20)
+        #expect(cache.totalBytes == 3, "only the honest file counts, by its real size")
+        #expect(cache.files.count == 1, "names with sizes out of bounds are not cache files")
+        #expect(cache.renditions(for: "huge").isEmpty)
+        #expect(cache.original(for: "huge")?.bytes == 3)
+    }
+
+    /// The helper's report is checked too: a byte count that is not the file's is refused.
+    @Test func aReportThatDisagreesWithTheFileIsRefused() throws {
+        let dir = DaemonHarness.makeTempDirectory()
+        defer { _ = try? runShell("rm -rf '\(dir)'") }
+        let cache = try ArtworkCache(directory: dir, limitBytes: 1 << 20)
+        let tmp = cache.temporaryPath()
+        #expect(ArtworkCache.write(tmp, [1, 2, 3]))
+        #expect(cache.insert(id: "x", original: true, temporary: tmp,
+                             info: .init(width: 1, height: 1, type: "image/png", bytes: .max, checksum: 0)) == nil)
+        #expect(cache.totalBytes == 0 && access(tmp, F_OK) != 0)
+    }
 }

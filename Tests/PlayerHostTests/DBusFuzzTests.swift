@@ -13,7 +13,7 @@ import Testing
 /// (a return or an error, never a timeout), the daemon never dies, answers Peer.Ping and
 /// `host.ping` at the end, still owns its name (forged NameLost changed nothing), memory bounded.
 ///
-/// `DBUS_FUZZ_SECONDS` (default 20, at most 60 unless `DBUS_FUZZ_LONG`) and `DBUS_FUZZ_SEED`
+/// `DBUS_FUZZ_SECONDS` (default 35, at most 60 unless `DBUS_FUZZ_LONG`) and `DBUS_FUZZ_SEED`
 /// (default a fixed seed, so CI replays the same requests) change the run;
 /// `scripts/fuzz-dbus.sh SECONDS SEED` runs a longer one. To look into a failure,
 /// `DBUS_FUZZ_STDERR=<file>` writes the daemon's stderr there and `DBUS_FUZZ_GDB=1` prints its
@@ -31,7 +31,7 @@ struct DBusFuzzTests {
 
     @Test("every exported MPRIS method and property, well and badly typed, from a bus peer")
     func fuzzTheMPRISExport() throws {
-        let seconds = min(Double(Self.environment("DBUS_FUZZ_SECONDS") ?? "") ?? 20,
+        let seconds = min(Double(Self.environment("DBUS_FUZZ_SECONDS") ?? "") ?? 35,
                           Self.environment("DBUS_FUZZ_LONG") == nil ? 60 : 86_400)
         let seed = UInt64(Self.environment("DBUS_FUZZ_SEED") ?? "") ?? 0xDB05_F022
         let tag = "dbus fuzz seed \(seed) (replay: scripts/fuzz-dbus.sh \(Int(seconds)) \(seed))"

@@ -20,7 +20,9 @@ final class FakeMPV {
 
     /// `config`: TOML written to a file passed with `--config` (nil: none). `daemon` and
     /// `environment`: a harness to start it in and its environment (default: a new one, isolated).
-    init(config: String? = nil, daemon given: DaemonHarness? = nil, environment: [String: String]? = nil) throws {
+    /// `pinNullOutput: false` leaves the output to the configuration (tests of `[mpv] ao`).
+    init(config: String? = nil, daemon given: DaemonHarness? = nil, environment: [String: String]? = nil,
+         pinNullOutput: Bool = true) throws {
         daemon = try given ?? DaemonHarness()
         ownsDaemon = given == nil
         starts = daemon.directory + "/starts"
@@ -30,6 +32,8 @@ final class FakeMPV {
         chmod(executable, 0o755)
         var env = environment ?? daemon.isolatedEnvironment
         env["PLAYERHOST_MPV"] = executable
+        // The null output, pinned like every mpv test's (this mpv plays nothing anyway).
+        if pinNullOutput { env["PLAYERHOST_MPV_AO"] = "null" } else { env["PLAYERHOST_MPV_AO"] = nil }
         var args: [String] = []
         if let config {
             let path = daemon.directory + "/fake-mpv.toml"
@@ -57,6 +61,27 @@ final class FakeMPV {
             if let pid = Int32(name) { pids.append(pid) }
         }
         return pids.sorted()
+    }
+
+    /// The arguments fake mpv `pid` was started with.
+    func arguments(_ pid: Int32) -> [String] { Self.lines(starts + "/\(pid)") }
+
+    /// Every file a fake mpv was told to load (`loadfile`), in order.
+    var loads: [String] { Self.lines(daemon.directory + "/loads") }
+
+    /// The lines of a small file (none if it is not there).
+    static func lines(_ path: String) -> [String] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { Glibc.close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(fd, &chunk, chunk.count)
+            guard n > 0 else { break }
+            bytes += chunk[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
     /// Those still running (not zombies: a zombie has exited).
@@ -90,7 +115,8 @@ final class FakeMPV {
         #!/usr/bin/python3
         import json, os, socket, sys, threading
         path = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--input-ipc-server=")][0]
-        open(os.path.join("\(starts)", str(os.getpid())), "w").close()
+        with open(os.path.join("\(starts)", str(os.getpid())), "w") as f:
+            f.write("\\n".join(sys.argv[1:]))
         props = {"pause": False, "duration": None, "metadata": {}, "media-title": None, "speed": 1.0,
                  "playlist-pos": -1, "playlist-count": 0, "eof-reached": False, "idle-active": True,
                  "loop-file": False, "loop-playlist": False, "playlist": [], "time-pos": None}
@@ -114,6 +140,23 @@ final class FakeMPV {
             send({"event": "playback-restart"})
             with lock:
                 out.flush()
+        def start(i):
+            # A file opens: its start, the queue's new state, its playback restart a moment later.
+            props["playlist-pos"] = i
+            props["idle-active"] = False
+            props["time-pos"] = 0.0
+            props["duration"] = 60.0
+            threading.Timer(0.1, restarted).start()
+            return [("event", "start-file"), ("prop", "playlist"), ("prop", "playlist-count"),
+                    ("prop", "playlist-pos"), ("prop", "idle-active"), ("prop", "duration")]
+        def idle():
+            props["playlist-count"] = len(props["playlist"])
+            props["playlist-pos"] = -1
+            props["idle-active"] = True
+            props["time-pos"] = None
+            props["duration"] = None
+            return [("prop", "playlist"), ("prop", "playlist-count"), ("prop", "playlist-pos"),
+                    ("prop", "idle-active"), ("event", "idle")]
         def changed(name):
             if name in observed:
                 send({"event": "property-change", "id": observed[name], "name": name, "data": props[name]})
@@ -137,20 +180,41 @@ final class FakeMPV {
                 props[cmd[1]] = cmd[2]
                 events = [("prop", cmd[1])]
             elif cmd and cmd[0] == "loadfile":
-                if len(cmd) > 2 and cmd[2] == "replace":
+                with open(os.path.join("\(starts)", "..", "loads"), "a") as f:
+                    f.write(cmd[1] + "\\n")
+                mode = cmd[2] if len(cmd) > 2 else "replace"
+                if mode == "replace":
                     props["playlist"] = []
+                    props["playlist-pos"] = -1
                 props["playlist"].append({"filename": cmd[1]})
                 props["playlist-count"] = len(props["playlist"])
-                if props["playlist-pos"] < 0:
-                    props["playlist-pos"] = 0
-                    props["idle-active"] = False
-                    props["time-pos"] = 0.0
-                    props["duration"] = 60.0
-                    events = [("event", "start-file"), ("prop", "playlist"), ("prop", "playlist-count"),
-                              ("prop", "playlist-pos"), ("prop", "idle-active"), ("prop", "duration")]
-                    threading.Timer(0.1, restarted).start()
+                if props["playlist-pos"] < 0 and mode != "append":
+                    events = start(0)
                 else:
                     events = [("prop", "playlist"), ("prop", "playlist-count")]
+            elif cmd and cmd[0] == "playlist-play-index":
+                events = start(cmd[1])
+            elif cmd and cmd[0] == "stop":
+                props["playlist"] = []
+                events = idle()
+            elif cmd and cmd[0] == "playlist-remove":
+                pl, i, pos = props["playlist"], cmd[1], props["playlist-pos"]
+                del pl[i]
+                props["playlist-count"] = len(pl)
+                events = [("prop", "playlist"), ("prop", "playlist-count")]
+                if i == pos:
+                    events += start(i) if i < len(pl) else idle()
+                elif i < pos:
+                    props["playlist-pos"] = pos - 1
+                    events.append(("prop", "playlist-pos"))
+            elif cmd and cmd[0] == "playlist-move":
+                # mpv: entry a takes the place of entry b (before it; b == count: the end).
+                pl, a, b, pos = props["playlist"], cmd[1], cmd[2], props["playlist-pos"]
+                current = pl[pos] if 0 <= pos < len(pl) else None
+                e = pl.pop(a)
+                pl.insert(b - 1 if a < b else b, e)
+                props["playlist-pos"] = next((k for k, x in enumerate(pl) if x is current), -1)
+                events = [("prop", "playlist"), ("prop", "playlist-pos")]
             send(reply)
             for kind, name in events:
                 if kind == "prop":

@@ -167,4 +167,123 @@ import Testing
         #expect(stats?["status"] == "active")
         #expect((stats?["reconnects"]?.intValue ?? 0) >= 1)
     }
+
+    /// Issue 22 item 5: one card per player. With one host session and one imported player
+    /// (the python fake) playing, `playerctl -l` lists each once, and the export stays on the
+    /// host's own session instead of mirroring the imported one (`playerctl -a metadata` showed
+    /// the fake's track twice); npctl's `playerhost` is the same. `[mpris] export =
+    /// "now-playing"`, applied by a reload, brings the mirror back.
+    @Test func anImportedPlayerIsListedOnceAndTheExportKeepsTheHostsOwnSession() throws {
+        let session = """
+            [[session]]
+            id = "main"
+            kind = "main"
+            category = "playback"
+            activate = true
+            bind_defaults = true
+            autoplay = true
+            [[session.item]]
+            title = "Alpha"
+            artist = "Ann"
+            duration = 100
+            """
+        let f = try ImportFixture(config: session)
+        defer { f.close() }
+        #expect(try f.mpris.waitForName())
+        #expect(try f.waitUntil(10) { try f.client.call("nowPlaying.get")["session"] == "main" })
+        try f.startFake("fake")
+        #expect(try f.waitUntil(10) { try f.sessionIDs() == ["main", "mpris-fake"] })
+        _ = try f.mpris.sh("gdbus call --session --dest org.mpris.MediaPlayer2.fake --object-path /org/mpris/MediaPlayer2 --method org.playerhost.Test.Change PlaybackStatus \"<'Playing'>\"")
+        #expect(try f.waitUntil(10) { try f.client.call("nowPlaying.get")["session"] == "mpris-fake" })
+
+        let listed = try f.mpris.sh("playerctl -l").split(separator: "\n").map(String.init)
+        print("playerctl -l with one imported player and one host session: \(listed.count) players \(listed)")
+        #expect(listed.sorted() == ["fake", "playerhost"])
+        let cards = "-a metadata --format '{{playerName}}: {{title}}'"
+        let shown = try f.mpris.sh("playerctl " + cards).split(separator: "\n").map(String.init).sorted()
+        #expect(shown == ["fake: Fake Song", "playerhost: Alpha"], "each track once")
+        let npctlCards = try f.npctl(cards).output
+        #expect(npctlCards.split(separator: "\n").map(String.init).sorted() == shown, "npctl: \(npctlCards)")
+        #expect(try f.npctl("-l").output == "playerhost\nfake\n")
+        #expect(try f.client.call("mpris.get")["session"] == "main")
+        #expect(try f.client.call("host.stats")["mpris"]?["export"] == "own")
+        // --follow on playerhost follows the export too, not the imported player in the slot.
+        let script = """
+            coproc F { exec timeout 20 "$N" metadata --follow --format "{{playerName}}: {{title}}"; }
+            read -r -t 20 a <&"${F[0]}"; kill "$F_PID"; wait "$F_PID"; echo "$a"
+            """
+        let followed = try runShell("PLAYERHOST_SOCKET='\(f.harness.socketPath)' N='\(DaemonHarness.npctl)' bash -c '\(script)'")
+        #expect(followed.output == "playerhost: Alpha\n")
+
+        // The mirror, for those who want one proxy player: applied by a reload.
+        _ = try runShell("printf '[mpris]\\nexport = \"now-playing\"\\n' > '\(f.harness.directory)/import.toml' && cat >> '\(f.harness.directory)/import.toml' <<'EOF'\n\(session)\nEOF")
+        let reloaded = try f.client.call("host.reload")
+        #expect(reloaded["settingsChanged"]?.arrayValue?.contains("mpris.export") == true, "\(reloaded)")
+        #expect(try f.mpris.playerctl("metadata title") == "Fake Song")
+        #expect(try f.npctl("metadata title").output == "Fake Song\n")
+    }
+
+    /// Issue 22 item 9: one set of values. For a track with an embedded cover and a path that
+    /// needs percent-encoding, the export (playerctl), npctl's playerctl view, its `--json`
+    /// (info keys) and its `--follow` (events) show the same `mpris:artUrl` (the cached file,
+    /// where npctl printed the source `embedded`), `mpris:trackid` (npctl had its own) and
+    /// `xesam:url` (a URI; it was the bare path).
+    @Test func npctlTheExportAndEventsShowOneSetOfValues() throws {
+        let media = try runShell("mktemp -d").output.trimmed
+        defer { _ = try? runShell("rm -rf '\(media)'") }
+        let song = media + "/my song #1.mp3"
+        let made = try runShell("""
+            cd '\(media)' && ffmpeg -loglevel error -f lavfi -i 'testsrc=s=200x200' -frames:v 1 cover.jpg && \\
+            ffmpeg -loglevel error -f lavfi -i 'sine=frequency=440:duration=5' -i cover.jpg -map 0 -map 1 \\
+              -c:a libmp3lame -c:v copy -disposition:v attached_pic 'my song #1.mp3' && echo ok
+            """)
+        try #require(made.output.contains("ok"), "ffmpeg made the test file")
+        let f = try ImportFixture(config: """
+            [[session]]
+            id = "main"
+            kind = "main"
+            category = "playback"
+            activate = true
+            bind_defaults = true
+            autoplay = true
+            [[session.item]]
+            title = "Alpha"
+            duration = 100
+            url = "\(song)"
+            """)
+        defer { f.close() }
+        #expect(try f.mpris.waitForName())
+        // The cover resolves from the file's embedded picture: its nowPlaying event wakes the wait.
+        #expect(try f.waitUntil(20) { try f.client.call("nowPlaying.get")["info"]?["artwork"]?["image"]?["url"] != nil })
+
+        let format = "{{mpris:artUrl}}|{{xesam:url}}|{{mpris:trackid}}"
+        let exported = try f.mpris.playerctl("metadata --format '\(format)'")
+        let parts = exported.split(separator: "|").map(String.init)
+        try #require(parts.count == 3, "\(exported)")
+        let cached = try #require(ArtworkSource.localPath(parts[0]), "a file:// URL: \(parts[0])")
+        #expect(cached.hasPrefix(f.harness.directory + "/.cache/playerhost/artwork/") && access(cached, R_OK) == 0, "the cached file: \(cached)")
+        #expect(parts[1] == "file://" + MPRISValues.percentEncodedPath(song) && parts[1].contains("my%20song%20%231.mp3"))
+        // playerctl prints an object path quoted, as g_variant_print does.
+        #expect(parts[2].hasPrefix("'/org/playerhost/track/s") && parts[2].hasSuffix("'"))
+        let track = String(parts[2].dropFirst().dropLast())
+
+        #expect(try f.npctl("metadata --format '\(format)'").output == exported + "\n", "npctl's playerctl view")
+        for (i, key) in ["mpris:artUrl", "xesam:url"].enumerated() {
+            #expect(try f.mpris.playerctl("metadata \(key)") == parts[i])
+            #expect(try f.npctl("metadata \(key)").output == parts[i] + "\n", "npctl metadata \(key)")
+        }
+        #expect(try f.npctl("metadata mpris:trackid").output == (try f.mpris.playerctl("metadata mpris:trackid")) + "\n")
+        // npctl's info keys (`--json`, what its own lines read) carry the same values.
+        let json = try JSONParser.parse(try f.npctl("metadata --json mpris:artUrl xesam:url mpris:trackid").output)
+        #expect(json["mpris:artUrl"]?.stringValue == parts[0])
+        #expect(json["xesam:url"]?.stringValue == parts[1])
+        #expect(json["mpris:trackid"]?.stringValue == track)
+        // Events: --follow builds its line from the nowPlaying event.
+        let script = """
+            coproc F { exec timeout 20 "$N" metadata --follow --format "\(format)"; }
+            read -r -t 20 a <&"${F[0]}"; kill "$F_PID"; wait "$F_PID"; echo "$a"
+            """
+        let followed = try runShell("PLAYERHOST_SOCKET='\(f.harness.socketPath)' N='\(DaemonHarness.npctl)' bash -c '\(script)'")
+        #expect(followed.output == exported + "\n")
+    }
 }

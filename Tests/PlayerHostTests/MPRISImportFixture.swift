@@ -30,6 +30,7 @@ final class ImportFixture {
     func waitUntil(_ seconds: Double, _ done: () throws -> Bool) throws -> Bool {
         let end = ControlClient.now() + seconds
         while true {
+            drainDaemonOutput()
             if try done() { return true }
             let left = end - ControlClient.now()
             guard left > 0 else { return false }
@@ -82,6 +83,27 @@ final class ImportFixture {
         if let pid = Int(started.trimmed) { pids.append(pid) }
         let ok = try runShell("DBUS_SESSION_BUS_ADDRESS='\(mpris.address)' gdbus wait --session --timeout 10 org.mpris.MediaPlayer2.\(name)")
         #expect(ok.status == 0, "the fake player \(name) is on the bus")
+    }
+
+    /// A process the fixture kills when it closes.
+    func track(pid: Int) { pids.append(pid) }
+
+    /// The daemon's open file descriptors (`/proc/PID/fd`), nil when it is not running.
+    func daemonFDs() -> Int? {
+        guard let pid = harness.process?.pid, let dir = opendir("/proc/\(pid)/fd") else { return nil }
+        defer { closedir(dir) }
+        var n = 0
+        while readdir(dir) != nil { n += 1 }
+        return n - 2  // . and ..
+    }
+
+    /// Reads the daemon's stderr into the harness (it reads only while its loop runs): a full
+    /// pipe would block the daemon's log writes, a hang of the test's making.
+    func drainDaemonOutput() {
+        // Without blocking: `runUntil` with a tiny deadline can sleep in epoll for good on a
+        // quiet daemon (libuv 1.44 runs a timer already due before polling, then polls with no
+        // timer left).
+        harness.loop.run(.noWait)
     }
 
     func close() {

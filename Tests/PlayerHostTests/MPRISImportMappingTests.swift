@@ -90,4 +90,114 @@ import Testing
         #expect(M.call(for: ["command": "changePlaybackRate", "rate": 0], properties: p, position: nil) == nil)
         #expect(M.call(for: ["command": "like"], properties: p, position: nil) == nil)
     }
+
+    // MARK: - Issue 21: a hostile player's values never trap and never pass unbounded
+
+    /// Item 2: `mpris:length` INT64_MAX is no duration (the title stays); a Position of INT64_MAX
+    /// with no length is no elapsed time; a Rate of 1e300 (or ∞, NaN, −1) is 1 while playing.
+    @Test func outOfRangeTimesAndRatesAreAbsent() {
+        let item = M.item(["xesam:title": .string("Song"), "mpris:length": .int64(.max)])
+        #expect(item["title"] == "Song")
+        #expect(item["duration"] == nil)
+        #expect(M.item(["mpris:length": .int64(.min)])["duration"] == nil)
+        #expect(M.item(["mpris:length": .int64(1_000_000_000_000_001)])["duration"] == nil)
+        #expect(M.item(["mpris:length": .int64(1_000_000_000_000_000)])["duration"] == 1e9)
+
+        let meta = DBusValue.dictionary(["xesam:title": .string("Song")])
+        for position in [Int64.max, .min, -1, 1_000_000_000_000_001] {
+            let s = M.sync(["PlaybackStatus": .string("Playing"), "Metadata": meta], position: position)
+            #expect(s["elapsed"] == nil, "position \(position)")
+        }
+        #expect(M.sync(["PlaybackStatus": .string("Playing"), "Metadata": meta], position: 0)["elapsed"]?.doubleValue == 0)
+        for rate in [1e300, .infinity, -.infinity, .nan, -1, 0, 1000.5, .greatestFiniteMagnitude] {
+            let s = M.sync(["PlaybackStatus": .string("Playing"), "Rate": .double(rate), "Metadata": meta], position: 0)
+            #expect(s["rate"]?.doubleValue == 1, "rate \(rate)")
+        }
+        #expect(M.sync(["PlaybackStatus": .string("Playing"), "Rate": .double(1000), "Metadata": meta], position: 0)["rate"]?.doubleValue == 1000)
+        #expect(M.microseconds(.int64(.min)) == nil)
+        #expect(M.microseconds(.string("5")) == nil)
+        #expect(M.microseconds(.int64(5)) == 5)
+    }
+
+    /// Item 3: a position or interval of 1e300 (or any double) never traps: seeks are clamped to
+    /// ±10⁹ s.
+    @Test func hugeSeeksAreClampedNotTrapped() {
+        let track: [String: DBusValue] = ["Metadata": .dictionary(["mpris:trackid": .objectPath("/t/7")])]
+        let max = Microseconds.maxMicroseconds
+        #expect(M.call(for: ["command": "changePlaybackPosition", "position": 1e300], properties: track, position: nil)
+                == .method("SetPosition", [.objectPath("/t/7"), .int64(max)]))
+        #expect(M.call(for: ["command": "changePlaybackPosition", "position": 1e300], properties: [:], position: 4_000_000)
+                == .method("Seek", [.int64(max - 4_000_000)]))
+        #expect(M.call(for: ["command": "skipForward", "interval": 1e300], properties: track, position: nil)
+                == .method("Seek", [.int64(max)]))
+        #expect(M.call(for: ["command": "skipBackward", "interval": 1e300], properties: track, position: nil)
+                == .method("Seek", [.int64(-max)]))
+        #expect(M.call(for: ["command": "skipForward", "interval": -1e300], properties: track, position: nil)
+                == .method("Seek", [.int64(-max)]))
+        #expect(M.call(for: ["command": "changePlaybackRate", "rate": 1e300], properties: track, position: nil) == nil)
+        // Every double a client could send, against every position: no trap, and within bounds.
+        let doubles: [Double] = [0, -0.0, 1e-300, 0.5, 9.2e12, 9.3e12, 9.223372036854775e12, 1e13, 1e300,
+                                 .greatestFiniteMagnitude, .leastNonzeroMagnitude, -1, -1e300, -.greatestFiniteMagnitude]
+        let positions: [Int64?] = [nil, 0, 4_000_000, .max, .min, -1, max, max + 1]
+        for d in doubles {
+            for position in positions {
+                for props in [track, [:]] {
+                    for command in ["skipForward", "skipBackward", "changePlaybackPosition", "changePlaybackRate"] {
+                        let call = M.call(for: ["command": .string(command), "interval": .double(d), "position": .double(d),
+                                                "rate": .double(d)], properties: props, position: position)
+                        if case .method(_, let args)? = call, case .int64(let us)? = args.last {
+                            #expect(us.magnitude <= 2 * UInt64(max), "\(command) \(d) at \(String(describing: position)): \(us)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Item 4: a player without track ids that reported Position (or Seeked) INT64_MIN: the next
+    /// seek is refused (the position is not known), not computed as `target − INT64_MIN`.
+    @Test func seekFromAnOutOfRangePositionIsRefused() {
+        #expect(M.call(for: ["command": "changePlaybackPosition", "position": 5], properties: [:], position: .min) == nil)
+        #expect(M.call(for: ["command": "changePlaybackPosition", "position": 5], properties: [:], position: .max) == nil)
+        #expect(M.call(for: ["command": "changePlaybackPosition", "position": 5], properties: [:], position: -1) == nil)
+        #expect(M.call(for: ["command": "changePlaybackPosition", "position": 5], properties: [:], position: 1_000_000)
+                == .method("Seek", [.int64(4_000_000)]))
+    }
+
+    /// Item 15: a 1 MiB title is cut to the 4 KiB cap (on a character boundary, ended with "…"),
+    /// not dropped by the host's 1 MiB line limit; lists and metadata entries are bounded; a URL
+    /// beyond the cap is dropped whole.
+    @Test func hugeStringsAreCutToTheCap() {
+        let mib = String(repeating: "é", count: 512 * 1024)  // 1 MiB of UTF-8, 2 bytes a character
+        let item = M.item(["xesam:title": .string(mib), "xesam:album": .string(mib),
+                           "xesam:artist": .strings(Array(repeating: mib, count: 100)),
+                           "mpris:artUrl": .string("file:///" + mib), "xesam:url": .string("file:///" + mib)])
+        let title = item["title"]?.stringValue ?? ""
+        #expect(title.utf8.count <= M.maxStringBytes && title.utf8.count > M.maxStringBytes - 8)
+        #expect(title.hasSuffix("…"))
+        #expect(title.dropLast().allSatisfy { $0 == "é" })
+        #expect((item["artist"]?.stringValue ?? "").utf8.count <= M.maxStringBytes)
+        #expect((item["info"]?["albumTitle"]?.stringValue ?? "").utf8.count <= M.maxStringBytes)
+        #expect(item["info"]?["artwork"] == nil)
+        #expect(item["url"] == nil)
+        #expect(M.text("short") == "short")
+        #expect(M.text(String(repeating: "a", count: M.maxStringBytes)).utf8.count == M.maxStringBytes)
+        // The whole sync stays far below the host's 1 MiB line.
+        let sync = M.sync(["PlaybackStatus": .string("Playing"),
+                           "Metadata": .dictionary(["xesam:title": .string(mib), "xesam:artist": .strings([mib, mib])])],
+                          position: 0)
+        #expect(JSON.object(sync).description.utf8.count < 64 * 1024)
+
+        // Kept properties: MPRIS's names only; Metadata bounded as it comes in.
+        var many: [String: DBusValue] = ["xesam:title": .string(mib), "xesam:artist": .strings(Array(repeating: "a", count: 10_000)),
+                                         "nested": .dictionary(["x": .string("y")])]
+        for i in 0..<1000 { many["x:key\(i)"] = .int64(Int64(i)) }
+        let kept = M.bounded(properties: ["Metadata": .dictionary(many), "MadeUp": .string(mib), "Rate": .double(1)])
+        #expect(Set(kept.keys) == ["Metadata", "Rate"])
+        guard case .dictionary(let m)? = kept["Metadata"] else { return #expect(Bool(false), "Metadata kept") }
+        #expect(m.count <= M.maxMetadataEntries)
+        #expect((m["xesam:title"]?.stringValue ?? "").utf8.count <= M.maxStringBytes)
+        if case .strings(let a)? = m["xesam:artist"] { #expect(a.count == M.maxListEntries) } else { #expect(Bool(false)) }
+        #expect(m["nested"] == nil)
+    }
 }

@@ -4,7 +4,8 @@ import Testing
 @testable import PlayerHostClient
 @testable import Plugins
 
-/// The real daemon with its built-in mpv plugin, a real mpv (null audio output) and real files
+/// The real daemon with its built-in mpv plugin, a real mpv (the null audio output, pinned by
+/// `MPVFixture` so the tests run alike on any machine) and real files
 /// generated with sox; mpv's state is read back over mpv's own IPC socket. No sleeps: npctl runs
 /// and notification reads have deadlines, and npctl verbs answer once mpv has acted.
 @Suite(.serialized, .enabled(if: MPVFixture.toolsAvailable, "mpv and sox are not installed: apt-get install mpv sox libsox-fmt-base"))
@@ -14,7 +15,7 @@ struct MPVEndToEndTests {
         defer { f.close() }
         let opened = try f.npctl("open '\(f.one)' '\(f.two)'")
         #expect(opened.status == 0, "\(opened.output)")
-        #expect(opened.output == "mpv\n")
+        #expect(opened.output == "", "open prints nothing on success")
 
         let now = try f.client.call("nowPlaying.get")
         #expect(now["session"] == "mpv")
@@ -195,7 +196,7 @@ extension MPVEndToEndTests {
         #expect(ended, "mpv's IPC connection ended")
         #expect(throws: ClientError.self) { try f.client.call("mpv.status") }
         // A new open makes a new session with a new mpv.
-        #expect(try f.npctl("open '\(f.two)'").output == "mpv\n")
+        #expect(try f.npctl("open '\(f.two)'").output == "")
         #expect(try f.client.call("nowPlaying.get")["info"]?["title"] == "Sine Two")
     }
 }
@@ -232,7 +233,7 @@ extension MPVEndToEndTests {
     @Test func theDemosMpvSessionPlaysAgainAfterMainInterruptedIt() throws {
         let f = try MPVFixture(arguments: ["--config", DaemonHarness.packageRoot + "/examples/demo.toml"])
         defer { f.close() }
-        #expect(try f.npctl("open -s mpv '\(f.one)'").status == 0)
+        #expect(try f.npctl("open --session mpv '\(f.one)'").status == 0)
         let watcher = try f.daemon.client()
         _ = try watcher.call("events.subscribe", ["topics": ["players"]])
         try f.drain(watcher)
@@ -259,3 +260,75 @@ extension MPVEndToEndTests {
         #expect(now["session"] == "mpv" && now["playbackState"] == "playing", "\(now)")
     }
 }
+
+extension MPVEndToEndTests {
+    /// Issue 22 item 10: `npctl position +1:00` near the end of an item goes to the next item;
+    /// near the end of the last one it stops at its end (mpv idles), at 1:00 of the 1:00 item —
+    /// not at the position before the seek, which it kept about one time in three. Three tries.
+    @Test func seekingPastTheEndGoesToTheNextItemOrStopsAtTheEndOfTheLast() throws {
+        let f = try MPVFixture()
+        defer { f.close() }
+        #expect(try f.npctl("open '\(f.one)' '\(f.two)'").status == 0)
+        #expect(try f.npctl("position 55").status == 0)
+        #expect(try f.npctl("position +1:00").status == 0)
+        var now = try f.client.call("nowPlaying.get")
+        #expect(now["info"]?["title"] == "Sine Two" && now["playbackState"] == "playing", "\(now)")
+        #expect(try f.elapsed() < 2)
+        for _ in 0..<3 {
+            #expect(try f.npctl("open '\(f.one)'").status == 0)
+            #expect(try f.npctl("position 55").status == 0)
+            #expect(try f.npctl("position +1:00").status == 0)
+            now = try f.client.call("nowPlaying.get")
+            #expect(now["info"]?["title"] == "Sine One" && now["playbackState"] == "paused", "\(now)")
+            let at = try f.elapsed()
+            #expect(abs(at - 60) < 0.1, "stopped at the end, not at \(at)")
+            #expect(try f.probe().get("playlist-pos") == -1, "mpv ended its queue")
+        }
+        // Play starts the queue over, as after any end.
+        #expect(try f.npctl("play").status == 0)
+        #expect(try f.elapsed() < 2 && f.client.call("nowPlaying.get")["playbackState"] == "playing")
+    }
+}
+
+extension MPVEndToEndTests {
+    static let pulseAudioAvailable = MPVOptions.locate("pulseaudio", path: getenv("PATH").map { String(cString: $0) }) != nil
+        && MPVOptions.locate("pactl", path: getenv("PATH").map { String(cString: $0) }) != nil
+
+    /// Issue 22 item 1, heard where there is an output: with a private PulseAudio server (a null
+    /// sink, so nothing reaches a speaker) and mpv's default output list, mpv plays through
+    /// PulseAudio, not the null output; mpv's stream is on the test's sink.
+    @Test(.enabled(if: pulseAudioAvailable, "pulseaudio and pactl are not installed (apt-get install pulseaudio pulseaudio-utils): the default output is checked by the pure test only"))
+    func byDefaultMpvPlaysThroughTheAudioServerThereIs() throws {
+        let dir = DaemonHarness.makeTempDirectory()
+        defer { _ = try? runShell("rm -rf '\(dir)'") }
+        let server = "unix:\(dir)/pulse/native"
+        let pactl = "PULSE_SERVER='\(server)' pactl"
+        // At most a minute whatever happens (timeout), killed at the end.
+        let started = try runShell("""
+            mkdir -m 700 -p '\(dir)/pulse' && cd '\(dir)/pulse' && HOME='\(dir)/pulse' XDG_RUNTIME_DIR='\(dir)/pulse' \
+            timeout 60 pulseaudio -n --daemonize=no --exit-idle-time=-1 --use-pid-file=no --system=no \
+              --load='module-native-protocol-unix socket=\(dir)/pulse/native auth-anonymous=1' \
+              --load='module-null-sink sink_name=playerhost_test' </dev/null >'\(dir)/pulse/log' 2>&1 & echo $!
+            """)
+        let pid = try #require(started.output.split(separator: "\n").first.flatMap { Int32($0) }, "\(started.output)")
+        defer { kill(pid, SIGTERM) }
+        // Up once pactl gets an answer (each try is a round trip; pactl's own timeout bounds it).
+        let end = ControlClient.now() + 10
+        var up = false
+        while !up && ControlClient.now() < end { up = try runShell("\(pactl) info >/dev/null 2>&1 && echo up", deadline: 5).output == "up\n" }
+        let log = (try? runShell("cat '\(dir)/pulse/log'").output) ?? ""
+        try #require(up, "the test's PulseAudio server did not start: \(log)")
+
+        var env = SocketLocation.currentEnvironment()
+        env["PULSE_SERVER"] = server
+        env["PLAYERHOST_MPV_AO"] = nil
+        env["XDG_RUNTIME_DIR"] = dir + "/pulse"
+        let f = try MPVFixture(environment: env, pinNullOutput: false)
+        defer { f.close() }
+        #expect(try f.npctl("open '\(f.one)'").status == 0)
+        #expect(try f.probe().get("current-ao") == "pulse", "mpv picked the audio server, not null")
+        let streams = try runShell("\(pactl) list short sink-inputs").output
+        #expect(!streams.isEmpty, "mpv's stream is on the test's sink: \(streams)")
+    }
+}
+

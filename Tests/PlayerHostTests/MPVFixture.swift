@@ -27,8 +27,9 @@ final class MPVFixture {
     }
 
     /// `environment` replaces the daemon's (nil: inherited); `arguments` go to playerhostd
-    /// (`--config examples/demo.toml` for the demo's sessions).
-    init(environment: [String: String]? = nil, arguments: [String] = []) throws {
+    /// (`--config examples/demo.toml` for the demo's sessions). `pinNullOutput: false` leaves
+    /// mpv its default output (the audible-by-default test, with an audio server of its own).
+    init(environment: [String: String]? = nil, arguments: [String] = [], pinNullOutput: Bool = true) throws {
         daemon = try DaemonHarness()
         one = daemon.directory + "/one.ogg"
         two = daemon.directory + "/two.ogg"
@@ -40,7 +41,11 @@ final class MPVFixture {
             daemon.close()
             throw Failed("sox could not make the test files")
         }
-        guard try daemon.start(arguments, environment: environment) else {
+        // The null output, pinned: mpv's default is the machine's audio (then null), and these
+        // tests must behave the same on any machine and play nothing aloud.
+        var env = environment ?? daemon.isolatedEnvironment
+        if pinNullOutput { env["PLAYERHOST_MPV_AO"] = "null" }
+        guard try daemon.start(arguments, environment: env) else {
             daemon.close()
             throw Failed("playerhostd did not start: \(daemon.stderrText)")
         }

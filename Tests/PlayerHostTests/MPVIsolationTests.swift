@@ -67,8 +67,8 @@ struct MPVIsolationTests {
     @Test func aStoppedMpvHoldsNoOtherSessionAndIsRestarted() throws {
         let f = try MPVFixture()
         defer { f.close() }
-        #expect(try f.npctl("open -s a '\(f.one)'").output == "a\n")
-        #expect(try f.npctl("open -s b '\(f.two)'").output == "b\n")
+        #expect(try f.npctl("open --session a '\(f.one)'").status == 0)
+        #expect(try f.npctl("open --session b '\(f.two)'").status == 0)
         let stopped = Int32(try #require(try f.client.call("mpv.status", ["session": "a"])["pid"]?.intValue))
         let watcher = try f.daemon.client()
         _ = try watcher.call("events.subscribe", ["topics": ["players"]])

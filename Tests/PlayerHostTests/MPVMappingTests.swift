@@ -90,7 +90,8 @@ import Testing
     }
 
     @Test func mpvIsStartedHeadlessOnAPrivateSocket() {
-        let o = MPVOptions(executable: "/usr/bin/mpv", parentDeathWrapper: "/usr/bin/setpriv")
+        // The null output, pinned (the default is the system's output, see the next test).
+        let o = MPVOptions(executable: "/usr/bin/mpv", audioOutput: "null", parentDeathWrapper: "/usr/bin/setpriv")
         let (program, args) = o.command(socket: "/run/x/1.sock")
         #expect(program == "/usr/bin/setpriv" && args.prefix(4) == ["--pdeathsig", "KILL", "--", "/usr/bin/mpv"])
         #expect(args.contains("--idle=yes") && args.contains("--no-config") && args.contains("--ao=null") && args.contains("--vo=null"))
@@ -100,4 +101,118 @@ import Testing
         #expect(MPVOptions.fromEnvironment(["PLAYERHOST_MPV": "off"]) == nil)
         #expect(MPVOptions.fromEnvironment(["PATH": "/nonexistent"]) == nil)
     }
+
+    /// Issue 22 item 1: by default mpv plays through the system's output, in mpv's own probing
+    /// order, and the list ends in `null` (mpv 0.35 stops playing when no output in its probe
+    /// answers). `[mpv] ao`, `audio_device` and `vo` replace the defaults, a reload (`apply`)
+    /// included; `PLAYERHOST_MPV_AO`/`_VO` override the configuration.
+    @Test func mpvPlaysThroughTheSystemsOutputByDefaultEndingInNull() throws {
+        let env = ["PLAYERHOST_MPV": "/bin/sh", "PATH": "/nonexistent"]
+        var o = try #require(MPVOptions.fromEnvironment(env))
+        func ao(_ o: MPVOptions) -> [Substring] {
+            let arg = o.command(socket: "/s").1.first { $0.hasPrefix("--ao=") } ?? ""
+            return arg.dropFirst("--ao=".count).split(separator: ",")
+        }
+        #expect(ao(o) == ["pipewire", "pulse", "alsa", "jack", "sdl", "null"])
+        #expect(ao(o).last == "null")
+        #expect(o.command(socket: "/s").1.contains("--vo=null"))
+        #expect(!o.command(socket: "/s").1.contains { $0.hasPrefix("--audio-device") })
+
+        let config = MPVConfig(audioOutput: "pulse,null", audioDevice: "pulse/sink-1", videoOutput: "gpu")
+        o.apply(config)
+        let args = o.command(socket: "/s").1
+        #expect(ao(o) == ["pulse", "null"] && args.contains("--audio-device=pulse/sink-1") && args.contains("--vo=gpu"))
+        // A request's own output takes its own device (the configured one is the configured output's).
+        #expect(!o.command(socket: "/s", audioOutput: "alsa").1.contains { $0.hasPrefix("--audio-device") })
+        o.apply(nil)
+        #expect(ao(o).last == "null" && ao(o).count == 6 && o.audioDevice == nil)
+
+        var pinned = try #require(MPVOptions.fromEnvironment(env.merging(["PLAYERHOST_MPV_AO": "null", "PLAYERHOST_MPV_VO": "x11"]) { $1 },
+                                                            config: config))
+        #expect(ao(pinned) == ["null"] && pinned.command(socket: "/s").1.contains("--vo=x11"))
+        #expect(pinned.command(socket: "/s").1.contains("--ao-null-buffer=0.05"))
+        pinned.apply(MPVConfig(audioOutput: "alsa"))
+        #expect(ao(pinned) == ["null"], "the environment still overrides after a reload")
+    }
+
+    @Test func configuredOutputsParseAndEmptyOnesAreRefused() throws {
+        let c = try HostConfig.parse("[mpv]\nao = \"pulse,null\"\naudio_device = \"auto\"\nvo = \"null\"\n")
+        #expect(c.mpv == MPVConfig(audioOutput: "pulse,null", audioDevice: "auto", videoOutput: "null"))
+        #expect(throws: HostError.self) { try HostConfig.parse("[mpv]\nao = \"\"\n") }
+        #expect(throws: HostError.self) { try HostConfig.parse("[mpv]\nao = 3\n") }
+        // A request may ask for a list of allowed outputs, not for one that writes files.
+        let policy = MPVRequestPolicy()
+        #expect(policy.checkAudioOutput("pulse,null") == nil)
+        #expect(policy.checkAudioOutput("pulse,pcm") != nil && policy.checkAudioOutput("pulse,") != nil)
+    }
+
+    /// Issue 22 item 2: where `mpv.open`'s modes and the queue edits put things in mpv's playlist.
+    @Test func queueEditsBecomeMpvPlaylistCommands() throws {
+        typealias Plan = MPVQueuePlan
+        #expect(Plan.load(["/a", "/b"], mode: .replace, count: 5, position: 2)
+                == [["loadfile", "/a", "replace"], ["loadfile", "/b", "append"]])
+        #expect(Plan.load(["/a"], mode: .append, count: 5, position: 2) == [["loadfile", "/a", "append"]])
+        // Next: appended, then moved right behind the current item (mpv 0.35 has no insert-next).
+        #expect(Plan.load(["/a", "/b"], mode: .next, count: 5, position: 2)
+                == [["loadfile", "/a", "append"], ["playlist-move", 5, 3], ["loadfile", "/b", "append"], ["playlist-move", 6, 4]])
+        // The current item is the last, or nothing is current: appending is it.
+        #expect(Plan.load(["/a"], mode: .next, count: 3, position: 2) == [["loadfile", "/a", "append"]])
+        #expect(Plan.load(["/a"], mode: .next, count: 3, position: -1) == [["loadfile", "/a", "append"]])
+
+        #expect(Plan.commands(.clear, count: 0) == .success([["stop"]]))
+        #expect(Plan.commands(.remove(1), count: 3) == .success([["playlist-remove", 1]]))
+        #expect(Plan.commands(.jump(2), count: 3) == .success([["playlist-play-index", 2]]))
+        // mpv puts entry a before entry b: to end at index `to` moving down, b is the one after it.
+        #expect(Plan.commands(.move(from: 0, to: 2), count: 3) == .success([["playlist-move", 0, 3]]))
+        #expect(Plan.commands(.move(from: 2, to: 0), count: 3) == .success([["playlist-move", 2, 0]]))
+        #expect(Plan.commands(.move(from: 1, to: 1), count: 3) == .success([]))
+        #expect(Plan.commands(.remove(3), count: 3) == .failure(.init(param: "index", index: 3, count: 3)))
+        #expect(Plan.commands(.move(from: 0, to: 7), count: 3) == .failure(.init(param: "to", index: 7, count: 3)))
+        #expect(Plan.commands(.jump(0), count: 0) == .failure(.init(param: "index", index: 0, count: 0)))
+
+        #expect(try MPVPlugin.loadMode([:]).get() == .replace)
+        #expect(try MPVPlugin.loadMode(["append": true]).get() == .append)
+        #expect(try MPVPlugin.loadMode(["next": true]).get() == .next)
+        #expect(try MPVPlugin.loadMode(["replace": false]).get() == .append, "the old default, asked for explicitly")
+        #expect(throws: RPCError.self) { try MPVPlugin.loadMode(["append": true, "next": true]).get() }
+        #expect(throws: RPCError.self) { try MPVPlugin.loadMode(["replace": true, "append": true]).get() }
+    }
+
+    /// Issue 22 item 10: seeking past the end of the last item ends the queue there, and mpv
+    /// idles with no `time-pos`: the report says the end of that item (it said nothing, and the
+    /// host kept whatever position it had, 1:55 or 2:00 at random).
+    @Test func theQueueEndingAtTheLastItemsEndReportsItsEnd() {
+        var s = Self.playing()
+        s.endedFile = "/m/b.ogg"  // end-file (eof) of the current, last, item
+        s.apply("playlist-pos", -1)
+        s.apply("idle-active", true)
+        let ended = s.report(elapsed: nil)
+        #expect(ended["index"] == 1 && ended["rate"] == 0.0 && ended["elapsed"] == 30.0, "\(ended)")
+        // Another item at that index since (the ended one was removed): no such claim.
+        s.apply("playlist", [["filename": "/m/a.ogg"], ["filename": "/m/c.ogg"]])
+        #expect(s.report(elapsed: nil)["elapsed"] == nil)
+    }
+
+    /// Issue 22 item 10: a seek to the end of an item or past it is what mpv does at the end, in
+    /// one step — the next item, the file again (loop one), or the queue's end (the last item).
+    @Test func seekingToOrPastTheEndIsTheItemsEnd() throws {
+        var s = Self.playing()  // item 2 of 2 (30 s) current
+        func plan(_ e: JSON, elapsed: Double? = nil) throws -> MPVCommandPlan { try MPVCommandPlan.make(e, state: s, elapsed: elapsed).get() }
+        let past: JSON = ["command": "changePlaybackPosition", "position": 30.0]
+        #expect(try plan(past) == MPVCommandPlan(commands: [["playlist-next", "force"]], awaitsRestart: true, endsQueue: true))
+        #expect(try plan(["command": "changePlaybackPosition", "position": 29.5]).commands == [["seek", 29.5, "absolute+exact"]])
+        #expect(try plan(["command": "skipForward", "interval": 10.0], elapsed: 25).endsQueue)
+        #expect(try plan(["command": "skipForward", "interval": 10.0], elapsed: 5).commands == [["seek", 10.0, "relative+exact"]])
+        #expect(try plan(["command": "skipForward", "interval": 10.0]).commands == [["seek", 10.0, "relative+exact"]], "position unknown: mpv's seek")
+        s.apply("loop-playlist", "inf")
+        #expect(try plan(past) == MPVCommandPlan(commands: [["playlist-next", "force"]], awaitsRestart: true))
+        s.apply("loop-file", "inf")
+        #expect(try plan(past).commands == [["seek", 0, "absolute+exact"]])
+        s.apply("loop-file", false)
+        s.apply("loop-playlist", false)
+        s.apply("playlist-pos", 0)
+        s.apply("duration", 60.0)
+        #expect(try plan(["command": "changePlaybackPosition", "position": 75.0]) == MPVCommandPlan(commands: [["playlist-next", "force"]], awaitsRestart: true))
+    }
 }
+

@@ -16,7 +16,8 @@ import Testing
         "-p nope status", "-i playerhost status", "-i nope status", "-a status", "-s -p nope status", "status -s -p nope",
         "-l", "-l -p playerhost", "-l -i playerhost", "-s -l -i playerhost",
         "metadata", "metadata title", "metadata artist", "metadata album", "metadata xesam:title", "metadata xesam:artist",
-        "metadata mpris:length", "metadata mpris:trackid", "metadata title artist", "metadata nope", "-s metadata nope",
+        "metadata mpris:length", "metadata mpris:trackid", "metadata xesam:url", "metadata --format '{{xesam:url}}'",
+        "metadata mpris:artUrl", "metadata title artist", "metadata nope", "-s metadata nope",
         "metadata --format '{{artist}} - {{title}}'", "-f '{{title}}' metadata", "metadata -f '{{uc(title)}} {{lc(artist)}}'",
         "metadata --format '{{duration(mpris:length)}}'", "metadata --format '{{markup_escape(\"a<b>&c'\\''d\")}}'",
         "metadata --format '{{default(xesam:comment, \"none\")}}'", "metadata --format '{{default(album, \"-\")}}'",
@@ -104,6 +105,11 @@ import Testing
         _ = try runShell("PLAYERHOST_SOCKET='\(f.harness.socketPath)' '\(DaemonHarness.npctl)' pause && PLAYERHOST_SOCKET='\(f.harness.socketPath)' '\(DaemonHarness.npctl)' position 12.5")
         results += try Self.run(Self.reads + Self.pausedReads + Self.changes, f)
 
+        // Issue 22 item 9: the URL is a URI (a bare path before), the same on both sides.
+        let url = results.filter { $0.0 == "metadata xesam:url" }
+        #expect(!url.isEmpty && url.allSatisfy { $0.1.stdout == "file:///music/Ann/Alpha%20%26%20%3COmega%3E%20%231.flac\n" },
+                "\(url.map(\.1))")
+
         let differing = results.filter { $0.1 != $0.2 }
         for (line, p, n) in differing {
             Issue.record("differs: \(line)\n  playerctl: \(p)\n  npctl:     \(n)")
@@ -163,6 +169,7 @@ import Testing
             artist = "Ann"
             album = "First"
             duration = 100
+            url = "/music/Ann/Alpha & <Omega> #1.flac"
             [[session.item]]
             title = "Beta"
             artist = "Bob"

@@ -18,6 +18,8 @@ public struct InfoSnapshot: Sendable {
     public var timestamp: Double?
     /// The language the strings were resolved for (nil: `und`).
     public let language: String?
+    /// `mpris:trackid`, the export's (from the info as sent, before strings are resolved).
+    public let trackID: String
 
     public init(_ json: JSON, language: String? = nil) {
         session = json["session"]?.stringValue ?? "?"
@@ -25,6 +27,7 @@ public struct InfoSnapshot: Sendable {
         timestamp = json["timestamp"]?.doubleValue
         self.language = language
         var info = json["info"]?.objectValue ?? [:]
+        trackID = Self.trackID(session: session, rawInfo: info)
         for key in InfoKey.strings {
             if let v = info[key.rawValue], let s = LocalizedString(json: v) {
                 info[key.rawValue] = .string(s.resolved(for: language))
@@ -109,9 +112,10 @@ public struct InfoSnapshot: Sendable {
         case "session", "playerName", "playerInstance": return .string(session)
         case "position", "elapsed": return .double(position(at: now))
         case "mpris:length": return duration.map { .int(Microseconds.from(seconds: $0)) }
-        case "mpris:trackid":
-            return .string("/org/playerhost/\(session)/\(info["queueIndex"]?.intValue ?? 0)")
-        case "mpris:artUrl": return info["artwork"]?["sources"]?.arrayValue?.first
+        // The export's values (`MPRISValues`), never a raw artwork source or a bare path.
+        case "mpris:trackid": return .string(trackID)
+        case "mpris:artUrl": return Self.artURL(info).map { .string($0) }
+        case "xesam:url": return Self.mprisURL(info).map { .string($0) }
         case "rate": return .double(rate)
         default:
             if let mapped = Self.xesamKeys[key] { return info[mapped] }
@@ -120,6 +124,26 @@ public struct InfoSnapshot: Sendable {
     }
 
     public func value(_ key: String) -> JSON? { value(key, at: Self.hostNow()) }
+
+    /// The export's `mpris:trackid` for a session's info as the daemon sent it (`MPRISValues`:
+    /// the item key from the `und` strings, whatever language is shown).
+    public static func trackID(session: String, rawInfo info: [String: JSON]) -> String {
+        let texts = ["title", "artist", "albumTitle", "assetURL"].map { k in info[k].flatMap { LocalizedString(json: $0)?.resolved() } }
+        let key = MPRISValues.itemKey(queueIndex: info["queueIndex"]?.intValue.map { Int64($0) }, texts: texts,
+                                      duration: info["duration"]?.doubleValue)
+        return MPRISValues.trackID(session: session, itemKey: key)
+    }
+
+    /// The export's `xesam:url`: `assetURL` as a URI (an absolute path as `file://`, percent-encoded).
+    public static func mprisURL(_ info: [String: JSON]) -> String? {
+        info["assetURL"].flatMap { LocalizedString(json: $0)?.resolved() }.map(MPRISValues.uri)
+    }
+
+    /// The export's `mpris:artUrl`: the resolved cover in the daemon's artwork cache (a
+    /// `file://` URL), only once resolved; never a raw source (`embedded`, a remote URL).
+    public static func artURL(_ info: [String: JSON]) -> String? {
+        info["artwork"]?["image"]?["url"]?.stringValue
+    }
 
     /// True for keys whose numbers are microseconds (playerctl's `mpris:length`).
     public static func isMicroseconds(_ key: String) -> Bool { key == "mpris:length" }

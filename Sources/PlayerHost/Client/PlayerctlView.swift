@@ -2,8 +2,9 @@ import PlayerHostBase
 import PlayerHostModel
 
 /// One session as an MPRIS player shows it — the same mapping the daemon's MPRIS export makes
-/// (`MPRISProperties`, which npctl cannot link: it lives beside the D-Bus code) — so npctl's
-/// playerctl verbs print what `playerctl -p playerhost` prints, byte for byte.
+/// (`MPRISProperties`, which npctl cannot link: it lives beside the D-Bus code; the values both
+/// compute, trackid and URL, are `MPRISValues`'s) — so npctl's playerctl verbs print what
+/// `playerctl -p playerhost` prints, byte for byte.
 ///
 /// Built from a snapshot reply (`nowPlaying.get`/`info.get`: `{session, info, playbackState,
 /// timestamp}`, or null for "nothing Now Playing", which MPRIS shows as a Stopped player with
@@ -82,7 +83,7 @@ public struct PlayerctlView: Sendable {
         canSeek = !live && available("changePlaybackPosition")
 
         var m: [String: PlayerValue] = [
-            "mpris:trackid": .objectPath("/org/playerhost/track/s\(Self.hex(id))_\(Self.hex(Self.itemKey(rawInfo)))")
+            "mpris:trackid": .objectPath(InfoSnapshot.trackID(session: id, rawInfo: rawInfo))
         ]
         if let t = s.info["title"]?.stringValue { m["xesam:title"] = .string(t) }
         if let a = s.info["albumTitle"]?.stringValue { m["xesam:album"] = .string(a) }
@@ -91,10 +92,8 @@ public struct PlayerctlView: Sendable {
             if let v = s.info[key]?.stringValue { m[name] = .strings([v]) }
         }
         if let duration { m["mpris:length"] = .int64(Microseconds.from(seconds: duration)) }
-        if let u = rawInfo["assetURL"]?.stringValue { m["xesam:url"] = .string(u) }
-        if let art = rawInfo["artwork"], let url = art["image"]?["url"]?.stringValue ?? Self.artURL(art["sources"]) {
-            m["mpris:artUrl"] = .string(url)
-        }
+        if let u = InfoSnapshot.mprisURL(rawInfo) { m["xesam:url"] = .string(u) }
+        if let url = InfoSnapshot.artURL(rawInfo) { m["mpris:artUrl"] = .string(url) }
         metadata = m.keys.sorted().compactMap { k in m[k].map { (k, $0) } }
     }
 
@@ -180,36 +179,8 @@ public struct PlayerctlView: Sendable {
         }
     }
 
-    /// The export's `itemKey`: queue index, title, artist, album, URL (their `und` text) and
-    /// duration, joined by U+001F.
-    static func itemKey(_ info: [String: JSON]) -> String {
-        var parts: [String] = [info["queueIndex"]?.intValue.map(String.init) ?? "-"]
-        for k in ["title", "artist", "albumTitle", "assetURL"] {
-            parts.append(info[k].flatMap { LocalizedString(json: $0)?.resolved() } ?? "")
-        }
-        parts.append(info["duration"]?.doubleValue.map { String($0) } ?? "")
-        return parts.joined(separator: "\u{1F}")
-    }
-
     /// FNV-1a, 64 bits, 16 hex digits: the export's object-path-safe hash.
-    static func hex(_ s: String) -> String {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in s.utf8 {
-            h ^= UInt64(b)
-            h = h &* 0x100_0000_01b3
-        }
-        let digits = String(h, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
-
-    /// The first local artwork source (the export shows it until the cover is resolved).
-    static func artURL(_ sources: JSON?) -> String? {
-        for s in sources?.arrayValue?.compactMap(\.stringValue) ?? [] {
-            if s.hasPrefix("file://") { return s }
-            if s.hasPrefix("/") { return "file://" + s }
-        }
-        return nil
-    }
+    static func hex(_ s: String) -> String { MPRISValues.hex(s) }
 
     /// printf's `%-Ns`: padded to N bytes.
     static func pad(_ s: String, _ width: Int) -> String {

@@ -88,6 +88,9 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var artworkTimeoutMilliseconds: Int?
     /// The largest artwork body fetched, in KiB (default 16384); larger transfers are aborted.
     public var artworkMaxKB: Int?
+    /// The most pixels (width × height, in millions) an artwork image may declare (default 100);
+    /// larger ones are refused from their header, before decoding.
+    public var artworkMaxMegapixels: Int?
     /// The built-in mpv plugin (`[mpv]`).
     public var mpv: MPVConfig?
 
@@ -120,6 +123,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         ConfigKey("artwork_cache_mb", .integer),
         ConfigKey("artwork_timeout_ms", .integer),
         ConfigKey("artwork_max_kb", .integer),
+        ConfigKey("artwork_max_megapixels", .integer),
         ConfigKey("mpv", .table(MPVConfig.schema)),
     ]
 
@@ -149,6 +153,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case artworkCacheMB = "artwork_cache_mb"
         case artworkTimeoutMilliseconds = "artwork_timeout_ms"
         case artworkMaxKB = "artwork_max_kb"
+        case artworkMaxMegapixels = "artwork_max_megapixels"
         case mpv
     }
 
@@ -179,6 +184,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         artworkCacheMB = try c.decodeIfPresent(Int.self, forKey: .artworkCacheMB)
         artworkTimeoutMilliseconds = try c.decodeIfPresent(Int.self, forKey: .artworkTimeoutMilliseconds)
         artworkMaxKB = try c.decodeIfPresent(Int.self, forKey: .artworkMaxKB)
+        artworkMaxMegapixels = try c.decodeIfPresent(Int.self, forKey: .artworkMaxMegapixels)
         mpv = try c.decodeIfPresent(MPVConfig.self, forKey: .mpv)
     }
 
@@ -306,6 +312,12 @@ public struct HostConfig: Codable, Sendable, Equatable {
                 throw .config("\(ConfigSchema.location(of: key, source: source, text: text)): \(key) must be at least 1")
             }
         }
+        // An empty output would be mpv's probe without the `null` fallback (or no output at all).
+        for (key, value) in [("mpv.ao", mpv?.audioOutput), ("mpv.vo", mpv?.videoOutput), ("mpv.audio_device", mpv?.audioDevice)] {
+            if let v = value, v.allSatisfy({ $0 == " " || $0 == "," }) {
+                throw .config("\(ConfigSchema.location(of: key, source: source, text: text)): \(key) must not be empty")
+            }
+        }
         try check("max_subscriptions_per_client", maxSubscriptionsPerClient, 1...1_000)
         try check("max_total_output_mb", maxTotalOutputMB, 1...65_536)
         try check("requests_per_turn", requestsPerTurn, 1...100_000)
@@ -321,14 +333,20 @@ public struct HostConfig: Codable, Sendable, Equatable {
                 throw .config("\(source): session '\(s.id)': players must be 1…16, not \(p)")
             }
         }
+        if let e = mpris?.export, !MPRISConfig.exportValues.contains(e) {
+            let at = ConfigSchema.location(of: "export", source: source, text: text)
+            throw .config("\(at): mpris.export must be one of \(MPRISConfig.exportValues.joined(separator: ", ")), not '\(e)'")
+        }
         if let l = logLevel, Logger.Level(rawValue: l) == nil {
             let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
             throw .config("\(source): log_level must be one of \(names), not '\(l)'")
         }
         if let c = coalesceMilliseconds, !(0...60_000).contains(c) { throw .config("\(source): coalesce_ms must be 0…60000") }
-        if let a = artworkCacheMB, a < 1 { throw .config("\(source): artwork_cache_mb must be ≥ 1") }
-        if let a = artworkTimeoutMilliseconds, a < 1 { throw .config("\(source): artwork_timeout_ms must be ≥ 1") }
-        if let a = artworkMaxKB, a < 1 { throw .config("\(source): artwork_max_kb must be ≥ 1") }
+        // Upper bounds too: the values are shifted into byte counts, and the helper reads at most 64 MiB.
+        if let a = artworkCacheMB, !(1...1_048_576).contains(a) { throw .config("\(source): artwork_cache_mb must be 1…1048576") }
+        if let a = artworkTimeoutMilliseconds, !(1...600_000).contains(a) { throw .config("\(source): artwork_timeout_ms must be 1…600000") }
+        if let a = artworkMaxKB, !(1...65_536).contains(a) { throw .config("\(source): artwork_max_kb must be 1…65536") }
+        if let a = artworkMaxMegapixels, !(1...10_000).contains(a) { throw .config("\(source): artwork_max_megapixels must be 1…10000") }
     }
 
     /// The effective configuration as TOML (`playerhostd --print-config`).
@@ -356,10 +374,16 @@ public struct HostConfig: Codable, Sendable, Equatable {
     }
 }
 
-/// `[mpris]`: whether the Now Playing session is exported as an MPRIS2 player (default on), and
-/// whether the desktop's other MPRIS players are imported as sessions (default on).
+/// `[mpris]`: whether the host's sessions are exported as an MPRIS2 player (default on) and
+/// which (`export`), and whether the desktop's other MPRIS players are imported as sessions
+/// (default on).
 public struct MPRISConfig: Codable, Sendable, Equatable {
     public var enabled: Bool?
+    /// `export`: `own` (default: the host's own session that is Now Playing, or was most
+    /// recently; never an imported player) or `now-playing` (whatever is Now Playing).
+    public var export: String?
+    /// The values `export` takes.
+    public static let exportValues = ["own", "now-playing"]
     /// `import`: every MPRIS player on the session bus becomes a session.
     public var importPlayers: Bool?
     /// `interrupt_imported`: pause an imported player over MPRIS when the model interrupts it.
@@ -369,6 +393,7 @@ public struct MPRISConfig: Codable, Sendable, Equatable {
 
     static let schema: [ConfigKey] = [
         ConfigKey("enabled", .boolean),
+        ConfigKey("export", .string),
         ConfigKey("import", .boolean),
         ConfigKey("interrupt_imported", .boolean),
         ConfigKey("ignore", .array(.string)),
@@ -376,13 +401,16 @@ public struct MPRISConfig: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case enabled
+        case export
         case importPlayers = "import"
         case interruptImported = "interrupt_imported"
         case ignore
     }
 
-    public init(enabled: Bool? = nil, importPlayers: Bool? = nil, interruptImported: Bool? = nil, ignore: [String]? = nil) {
+    public init(enabled: Bool? = nil, export: String? = nil, importPlayers: Bool? = nil, interruptImported: Bool? = nil,
+                ignore: [String]? = nil) {
         self.enabled = enabled
+        self.export = export
         self.importPlayers = importPlayers
         self.interruptImported = interruptImported
         self.ignore = ignore
@@ -418,17 +446,36 @@ public struct MPVConfig: Codable, Sendable, Equatable {
     public var urlSchemes: [String]?
     /// mpv sessions (each one mpv process) the plugin runs at most (`max_sessions`, default 16).
     public var maxSessions: Int?
+    /// mpv's `--ao` (`ao`): an output or a comma-separated list tried in turn. Default: mpv's own
+    /// probing order then `null` (`pipewire,pulse,alsa,jack,sdl,null`); `null` plays nowhere.
+    /// `PLAYERHOST_MPV_AO` in the daemon's environment overrides it.
+    public var audioOutput: String?
+    /// mpv's `--audio-device` (`audio_device`, e.g. `pulse/alsa_output.usb-…`; `mpv
+    /// --audio-device=help` lists them). Default: the output's own default device.
+    public var audioDevice: String?
+    /// mpv's `--vo` (`vo`; default `null`: no window). `PLAYERHOST_MPV_VO` overrides it.
+    public var videoOutput: String?
 
-    public init(urlSchemes: [String]? = nil, maxSessions: Int? = nil) {
+    public init(urlSchemes: [String]? = nil, maxSessions: Int? = nil,
+                audioOutput: String? = nil, audioDevice: String? = nil, videoOutput: String? = nil) {
         self.urlSchemes = urlSchemes
         self.maxSessions = maxSessions
+        self.audioOutput = audioOutput
+        self.audioDevice = audioDevice
+        self.videoOutput = videoOutput
     }
 
-    static let schema: [ConfigKey] = [ConfigKey("url_schemes", .array(.string)), ConfigKey("max_sessions", .integer)]
+    static let schema: [ConfigKey] = [
+        ConfigKey("url_schemes", .array(.string)), ConfigKey("max_sessions", .integer),
+        ConfigKey("ao", .string), ConfigKey("audio_device", .string), ConfigKey("vo", .string),
+    ]
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case urlSchemes = "url_schemes"
         case maxSessions = "max_sessions"
+        case audioOutput = "ao"
+        case audioDevice = "audio_device"
+        case videoOutput = "vo"
     }
 }
 

@@ -73,12 +73,22 @@ public final class ArtworkCache {
             let name = withUnsafeBytes(of: ent.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
             if name.hasPrefix("tmp.") { unlink(directory + "/" + name); continue }
             guard var e = Self.parse(name) else { continue }
+            // The size is stat's, never the name's (a name can say anything): a file that is not
+            // a regular file, is larger than any file the cache stores, or disagrees with its name
+            // is discarded now, so every sum below is of real, capped sizes.
             var st = stat()
-            guard stat(directory + "/" + name, &st) == 0 else { continue }
-            e.lastUse = UInt64(st.st_mtim.tv_sec) * 1_000_000_000 + UInt64(st.st_mtim.tv_nsec)
+            guard lstat(directory + "/" + name, &st) == 0 else { continue }
+            guard st.st_mode & S_IFMT == S_IFREG, st.st_size >= 0, st.st_size <= Self.maxFileBytes,
+                  Int(st.st_size) == e.bytes else {
+                unlink(directory + "/" + name)
+                discarded += 1
+                continue
+            }
+            e.bytes = Int(st.st_size)
+            e.lastUse = Self.nanoseconds(st.st_mtim)
             clock = max(clock, e.lastUse)
             entries[name] = e
-            totalBytes += e.bytes
+            totalBytes = Self.add(totalBytes, e.bytes)
         }
         evict()
     }
@@ -101,7 +111,39 @@ public final class ArtworkCache {
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
-    /// The cached original of `id`, checked against its name; nil when absent or discarded.
+    /// `id`'s cached original, not yet checked against its name: the daemon has the helper
+    /// check it (`needsCheck`, `confirm`), so its loop never reads a cached file.
+    public func originalCandidate(for id: String) -> Entry? {
+        let key = Self.keyHash(id)
+        return entries.values.first { $0.keyHash == key && $0.isOriginal }
+    }
+
+    /// `id`'s cached renditions, smallest first, not yet checked (see `originalCandidate`).
+    public func renditionCandidates(for id: String) -> [Entry] {
+        let key = Self.keyHash(id)
+        return entries.values.filter { $0.keyHash == key && !$0.isOriginal }
+            .sorted { ($0.width * $0.height, $0.name) < ($1.width * $1.height, $1.name) }
+    }
+
+    /// Whether `e` is still cached and not yet checked in this run.
+    public func needsCheck(_ e: Entry) -> Bool { entries[e.name] != nil && !verified.contains(e.name) }
+
+    /// Whether `e` is still cached and checked in this run.
+    public func isIntact(_ e: Entry) -> Bool { entries[e.name] != nil && verified.contains(e.name) }
+
+    /// Records the helper's check of `e`: intact, or discarded (deleted, to be resolved again).
+    public func confirm(_ e: Entry, intact: Bool) {
+        guard entries[e.name] != nil else { return }
+        if intact {
+            verified.insert(e.name)
+        } else {
+            remove(e)
+            discarded += 1
+        }
+    }
+
+    /// The cached original of `id`, checked against its name here (it reads the file: tests and
+    /// tools; the daemon uses `originalCandidate` and the helper); nil when absent or discarded.
     public func original(for id: String) -> Entry? {
         let key = Self.keyHash(id)
         guard let e = entries.values.first(where: { $0.keyHash == key && $0.isOriginal }), check(e) else { return nil }
@@ -109,7 +151,7 @@ public final class ArtworkCache {
         return entries[e.name]
     }
 
-    /// The cached renditions of `id` (checked), smallest first.
+    /// The cached renditions of `id` (checked here, reading them: tests and tools), smallest first.
     public func renditions(for id: String) -> [Entry] {
         let key = Self.keyHash(id)
         return entries.values.filter { $0.keyHash == key && !$0.isOriginal }
@@ -122,6 +164,15 @@ public final class ArtworkCache {
     @discardableResult
     public func insert(id: String, original: Bool, temporary: String, info: FileInfo) -> Entry? {
         let key = Self.keyHash(id)
+        // The helper parses untrusted bytes, so its report is checked like one: sizes in bounds,
+        // and the byte count is the file's own.
+        var st = stat()
+        guard (1...Self.maxDimension).contains(info.width), (1...Self.maxDimension).contains(info.height),
+              lstat(temporary, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size >= 0,
+              st.st_size <= Self.maxFileBytes, Int(st.st_size) == info.bytes else {
+            unlink(temporary)
+            return nil
+        }
         if original {
             for e in entries.values where e.keyHash == key { remove(e) }
         }
@@ -133,12 +184,12 @@ public final class ArtworkCache {
             return nil
         }
         chmod(directory + "/" + name, 0o600)
-        clock += 1
+        clock &+= 1
         let e = Entry(name: name, keyHash: key, isOriginal: original, width: info.width, height: info.height,
                       bytes: info.bytes, checksum: info.checksum, type: info.type, lastUse: clock)
         entries[name] = e
         verified.insert(name)
-        totalBytes += e.bytes
+        totalBytes = Self.add(totalBytes, e.bytes)
         touch(e)
         evict(keeping: name)
         return entries[name]
@@ -147,7 +198,7 @@ public final class ArtworkCache {
     /// Marks a file used now (its mtime too, so the order survives a restart).
     public func touch(_ e: Entry) {
         guard entries[e.name] != nil else { return }
-        clock = max(clock + 1, Self.nowNanoseconds())
+        clock = max(clock &+ 1, Self.nowNanoseconds())
         entries[e.name]?.lastUse = clock
         // UTIME_NOW (glibc does not export the macro to Swift).
         var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 1), timespec(tv_sec: 0, tv_nsec: (1 << 30) - 1)]
@@ -169,7 +220,7 @@ public final class ArtworkCache {
 
     private func remove(_ e: Entry) {
         unlink(directory + "/" + e.name)
-        if entries.removeValue(forKey: e.name) != nil { totalBytes -= e.bytes }
+        if entries.removeValue(forKey: e.name) != nil { totalBytes = max(0, totalBytes - e.bytes) }
         verified.remove(e.name)
     }
 
@@ -200,17 +251,24 @@ public final class ArtworkCache {
         let parts = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 6, parts[0].count == 16, parts[1] == "o" || parts[1] == "r" else { return nil }
         let size = parts[2].split(separator: "x")
-        guard size.count == 2, let w = Int(size[0]), let h = Int(size[1]), let bytes = Int(parts[3]),
+        // Bounded here so that no arithmetic on them (areas, scaling) can overflow.
+        guard size.count == 2, let w = Int(size[0]), let h = Int(size[1]), (1...maxDimension).contains(w),
+              (1...maxDimension).contains(h), let bytes = Int(parts[3]), (0...maxFileBytes).contains(bytes),
               let sum = UInt32(parts[4], radix: 16),
               let type = extensions.first(where: { $0.value == parts[5] })?.key else { return nil }
         return Entry(name: name, keyHash: parts[0], isOriginal: parts[1] == "o", width: w, height: h,
                      bytes: bytes, checksum: sum, type: type, lastUse: 0)
     }
 
+    /// At most `limit` bytes of the regular file at `path` (links not followed, a FIFO never
+    /// waited on); nil when it is missing or not a regular file.
     static func read(_ path: String, limit: Int) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        let limit = max(0, min(limit, Int(clamping: st.st_size) &+ 1))
         var out = [UInt8](repeating: 0, count: limit)
         var count = 0
         while count < limit {
@@ -225,7 +283,7 @@ public final class ArtworkCache {
 
     /// Writes `bytes` to a new file (0600); false on failure.
     static func write(_ path: String, _ bytes: [UInt8]) -> Bool {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var offset = 0
@@ -240,6 +298,26 @@ public final class ArtworkCache {
     private static func nowNanoseconds() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+        return nanoseconds(ts)
     }
+
+    /// A file time in ns since the epoch, saturating (an mtime is whatever the file system says).
+    static func nanoseconds(_ ts: timespec) -> UInt64 {
+        guard ts.tv_sec > 0 else { return 0 }
+        let (s, o1) = UInt64(ts.tv_sec).multipliedReportingOverflow(by: 1_000_000_000)
+        let (sum, o2) = s.addingReportingOverflow(UInt64(max(0, min(ts.tv_nsec, 999_999_999))))
+        return o1 || o2 ? .max : sum
+    }
+
+    /// A saturating sum of byte counts.
+    static func add(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : sum
+    }
+
+    /// The largest file the cache holds (the helper reads no larger input) — a bound on every
+    /// size, so sums and reads stay small.
+    static let maxFileBytes = 64 << 20
+    /// The largest width or height a cache file's name may carry.
+    static let maxDimension = Int(Int32.max)
 }

@@ -5,14 +5,17 @@ import PlayerHostLoop
 import PlayerHostModel
 import PlayerHostRPC
 
-/// The daemon's side of the artwork decoder helper (`playerhost-artwork`): a supervised child
-/// spoken to over its stdin/stdout, one JSON request per line, one reply per line, in order.
+/// The daemon's side of one artwork helper process (`playerhost-artwork`): a supervised child
+/// spoken to over its stdin/stdout, one JSON request per line, one reply per line.
 ///
-/// Every untrusted byte is parsed there. A helper that dies (a decoder crash, SIGKILL) fails its
-/// requests in flight with the reason and is started again after the `RestartPolicy`'s backoff
-/// (doubling while it keeps dying quickly, so an image that crashes the decoder cannot make a
-/// restart loop; it never gives up, artwork is asked for again with every track); requests
-/// meanwhile wait for that start. One that does not answer in time is killed. The helper gets a clean environment and is reachable only through its pipes.
+/// Every untrusted byte is fetched and parsed there. One request is in the helper at a time;
+/// the rest wait here in order. So when the helper dies (a decoder crash, SIGKILL) or hangs past
+/// the request's deadline (it is then killed), the one request it was working on is known: that
+/// one fails with the reason, and the waiting ones go to the helper once it has started again —
+/// an innocent request never fails with another's reason. It is started again after the
+/// `RestartPolicy`'s backoff (doubling while it keeps dying quickly, so an image that crashes the
+/// decoder cannot make a restart loop; it never gives up, artwork is asked for again with every
+/// track). The helper gets a clean environment and is reachable only through its pipes.
 final class ArtworkHelper {
     /// What the helper wrote, or that a media file has no picture.
     enum Reply {
@@ -26,16 +29,26 @@ final class ArtworkHelper {
         init(_ description: String) { self.description = description }
     }
 
+    private struct Job {
+        var ticket: Int
+        var params: [String: JSON]
+        var timeoutMilliseconds: UInt64
+        var completion: (Result<Reply, Failure>) -> Void
+    }
+
     let loop: EventLoop
     let executable: String
     let logger: Logger
-    /// How long one request may take before the helper is killed.
+    /// How long one request may take before the helper is killed (unless the request says).
     var requestTimeoutMilliseconds: UInt64 = 10_000
     private var process: ChildProcess?
     private var input: PipeStream?
     private var buffer: [UInt8] = []
-    private var pending: [(id: Int64, completion: (Result<Reply, Failure>) -> Void)] = []
+    /// The request the helper is working on (its line id) and those waiting for it, in order.
+    private var current: (id: Int64, job: Job)?
+    private var waiting: [Job] = []
     private var nextID: Int64 = 1
+    private var nextTicket = 1
     private var watchdog: Timer?
     private var restartTimer: Timer?
     /// When to start it again after it died.
@@ -44,14 +57,19 @@ final class ArtworkHelper {
     private(set) var lastRestartDelayMS: UInt64?
     /// When the running helper started (loop clock, ms).
     private var startedAtMS: UInt64 = 0
-    /// Requests made while a restart waits for its backoff: sent once it has started.
-    private var deferred: [(params: [String: JSON], completion: (Result<Reply, Failure>) -> Void)] = []
     private var isClosed = false
+    /// Killed and not yet reaped: nothing more is sent to it.
+    private var isDying = false
+    /// When set, a helper idle this long is stopped, and started again by the next request: the
+    /// fetch helpers do not keep a burst's memory (a large body, decoder buffers) for ever.
+    var idleExitMilliseconds: UInt64?
+    private var idleTimer: Timer?
+    /// Stopped for idleness and not yet reaped: not a death, no restart backoff.
+    private var isRetiring = false
     /// Times the helper was started again after it died.
     private(set) var restarts = 0
     /// The last way it ended, for `artwork.status`.
     private(set) var lastExit: String?
-    private var startedOnce = false
 
     init(loop: EventLoop, executable: String, logger: Logger) {
         self.loop = loop
@@ -62,41 +80,44 @@ final class ArtworkHelper {
     /// The helper's pid while it runs.
     var pid: Int32? { process.flatMap { $0.exit == nil ? $0.pid : nil } }
 
-    /// Sends one request; `completion` runs once on a later loop turn.
-    func request(_ params: [String: JSON], completion: @escaping (Result<Reply, Failure>) -> Void) {
+    /// Requests in the helper or waiting for it.
+    var load: Int { waiting.count + (current == nil ? 0 : 1) }
+
+    /// Sends one request (after those waiting); `completion` runs once on a later loop turn,
+    /// unless the request is cancelled. `timeoutMilliseconds` replaces the default deadline.
+    /// Returns a ticket for `cancel`.
+    @discardableResult
+    func request(_ params: [String: JSON], timeoutMilliseconds: UInt64? = nil,
+                 completion: @escaping (Result<Reply, Failure>) -> Void) -> Int {
+        let ticket = nextTicket
+        nextTicket += 1
         guard !isClosed else {
             later { completion(.failure(Failure("the artwork helper is shut down"))) }
-            return
+            return ticket
         }
-        if let restartTimer, restartTimer.isActive {
-            deferred.append((params, completion))
-            return
-        }
-        if process == nil { spawn() }
-        guard let input else {
-            later { completion(.failure(Failure("the artwork helper could not start (\(self.executable))"))) }
-            return
-        }
-        let id = nextID
-        nextID += 1
-        var message = params
-        message["id"] = .int(id)
-        var bytes = JSON.object(message).serialized()
-        bytes.append(0x0A)
-        pending.append((id, completion))
-        input.write(bytes)
-        armWatchdog()
+        waiting.append(Job(ticket: ticket, params: params, timeoutMilliseconds: timeoutMilliseconds ?? requestTimeoutMilliseconds,
+                           completion: completion))
+        sendNext()
+        return ticket
     }
 
-    /// Stops the helper (shutdown); requests in flight fail.
+    /// Drops a waiting request: it is never sent and its completion never runs. One already in
+    /// the helper runs its course (bounded by its deadline) and completes as usual, so whatever
+    /// it wrote is adopted or removed by its owner. Unknown tickets are ignored.
+    func cancel(_ ticket: Int) {
+        waiting.removeAll { $0.ticket == ticket }
+    }
+
+    /// Stops the helper (shutdown); requests in flight and waiting fail.
     func close() {
         isClosed = true
         restartTimer?.close()
         watchdog?.close()
-        failAll("the artwork helper is shut down")
-        let waiting = deferred
-        deferred.removeAll()
-        for (_, completion) in waiting { later { completion(.failure(Failure("the artwork helper is shut down"))) } }
+        idleTimer?.close()
+        failCurrent("the artwork helper is shut down")
+        let dropped = waiting
+        waiting.removeAll()
+        for job in dropped { later { job.completion(.failure(Failure("the artwork helper is shut down"))) } }
         if let p = process, p.exit == nil { try? p.kill(SIGTERM) }
         process?.close()
         process = nil
@@ -104,6 +125,36 @@ final class ArtworkHelper {
     }
 
     // MARK: -
+
+    /// Hands the next waiting request to the helper when it is idle and not waiting to restart.
+    private func sendNext() {
+        guard !isClosed, !isDying, !isRetiring, current == nil, !waiting.isEmpty else { return }
+        idleTimer?.stop()
+        if let restartTimer, restartTimer.isActive { return }
+        if process == nil { spawn() }
+        guard let input else {
+            // It could not start at all: nothing will run these.
+            let dropped = waiting
+            waiting.removeAll()
+            for job in dropped {
+                later { job.completion(.failure(Failure("the artwork helper could not start (\(self.executable))"))) }
+            }
+            return
+        }
+        let job = waiting.removeFirst()
+        let id = nextID
+        nextID += 1
+        var message = job.params
+        message["id"] = .int(id)
+        var bytes = JSON.object(message).serialized()
+        bytes.append(0x0A)
+        current = (id, job)
+        input.write(bytes)
+        if watchdog == nil { watchdog = try? Timer(loop: loop) }
+        watchdog?.start(after: job.timeoutMilliseconds) { [weak self] in
+            self?.kill("the artwork helper did not answer within \(job.timeoutMilliseconds) ms")
+        }
+    }
 
     private func spawn() {
         buffer.removeAll()
@@ -117,8 +168,6 @@ final class ArtworkHelper {
             input = p.pipes[0]
             input?.onWriteFailure { _ in }  // the exit callback reports the death
             try p.pipes[1]?.startReading(onRead: { [weak self] bytes in self?.received(bytes) }, onEnd: { _ in })
-            if startedOnce { restarts += 1 }
-            startedOnce = true
             startedAtMS = loop.nowMilliseconds
             logger.debug("artwork helper started (pid \(p.pid))")
         } catch {
@@ -133,18 +182,20 @@ final class ArtworkHelper {
         while let nl = buffer.firstIndex(of: 0x0A) {
             let line = Array(buffer[..<nl])
             buffer.removeSubrange(...nl)
-            guard !pending.isEmpty else { continue }
+            guard let (id, job) = current else { continue }  // a killed request's late answer
             let reply = try? JSONParser.parse(line)
-            // Replies come in order; an id mismatch means the helper is confused: restart it.
-            guard let reply, reply["id"]?.intValue.map(Int64.init) == pending[0].id else {
+            // One request is in the helper: any other id means it is confused. Restart it.
+            guard let reply, reply["id"]?.intValue.map(Int64.init) == id else {
                 kill("the artwork helper answered out of order")
                 return
             }
-            let (_, completion) = pending.removeFirst()
-            completion(Self.parse(reply))
+            current = nil
+            watchdog?.stop()
+            job.completion(Self.parse(reply))
+            sendNext()
+            if current == nil && waiting.isEmpty { armIdleExit() }
         }
         if buffer.count > 64 * 1024 { kill("the artwork helper sent an over-long line") }
-        armWatchdog()
     }
 
     static func parse(_ reply: JSON) -> Result<Reply, Failure> {
@@ -161,12 +212,20 @@ final class ArtworkHelper {
 
     private func exited(_ exit: ChildProcess.Exit) {
         let how = exit.signal != 0 ? "was killed by signal \(exit.signal)" : "exited with status \(exit.status)"
-        lastExit = how
+        isDying = false
         process?.close()
         process = nil
         input = nil
         watchdog?.stop()
-        failAll("the artwork helper \(how)")
+        if isRetiring {
+            // Stopped on purpose while idle: the next request starts a fresh one.
+            isRetiring = false
+            sendNext()
+            return
+        }
+        lastExit = how
+        // Only the request it was working on fails; the waiting ones go to the next helper.
+        failCurrent("the artwork helper \(how)")
         guard !isClosed else { return }
         let ranFor = loop.nowMilliseconds >= startedAtMS ? loop.nowMilliseconds - startedAtMS : 0
         guard case .restart(let delay) = restartPolicy.died(ranForMS: ranFor) else { return }
@@ -175,31 +234,43 @@ final class ArtworkHelper {
         if restartTimer == nil { restartTimer = try? Timer(loop: loop) }
         restartTimer?.start(after: delay) { [weak self] in
             guard let self, !self.isClosed else { return }
-            if self.process == nil { self.spawn() }
-            let waiting = self.deferred
-            self.deferred.removeAll()
-            for (params, completion) in waiting { self.request(params, completion: completion) }
+            if self.process == nil {
+                self.spawn()
+                if self.process != nil { self.restarts += 1 }
+            }
+            self.sendNext()
         }
     }
 
+    /// Stops the helper (SIGTERM: it is between requests, nothing is lost) after
+    /// `idleExitMilliseconds` without one.
+    private func armIdleExit() {
+        guard let ms = idleExitMilliseconds else { return }
+        if idleTimer == nil { idleTimer = try? Timer(loop: loop) }
+        idleTimer?.start(after: ms) { [weak self] in
+            guard let self, !self.isClosed, self.current == nil, self.waiting.isEmpty,
+                  let p = self.process, p.exit == nil, !self.isDying else { return }
+            self.isRetiring = true
+            try? p.kill(SIGTERM)
+        }
+    }
+
+    /// Fails the request in the helper with `reason` and kills the helper; the exit callback
+    /// then restarts it for the waiting requests.
     private func kill(_ reason: String) {
         logger.warning("\(reason): killing it")
-        failAll(reason)
-        if let p = process, p.exit == nil { try? p.kill(SIGKILL) }
-    }
-
-    private func failAll(_ reason: String) {
-        let failed = pending
-        pending.removeAll()
-        for (_, completion) in failed { later { completion(.failure(Failure(reason))) } }
-    }
-
-    private func armWatchdog() {
-        guard !pending.isEmpty else { watchdog?.stop(); return }
-        if watchdog == nil { watchdog = try? Timer(loop: loop) }
-        watchdog?.start(after: requestTimeoutMilliseconds) { [weak self] in
-            self?.kill("the artwork helper did not answer within \(self?.requestTimeoutMilliseconds ?? 0) ms")
+        watchdog?.stop()
+        failCurrent(reason)
+        if let p = process, p.exit == nil {
+            isDying = true
+            try? p.kill(SIGKILL)
         }
+    }
+
+    private func failCurrent(_ reason: String) {
+        guard let (_, job) = current else { return }
+        current = nil
+        later { job.completion(.failure(Failure(reason))) }
     }
 
     private func later(_ body: @escaping () -> Void) {

@@ -6,10 +6,12 @@ import PlayerHostLoop
 import PlayerHostModel
 import PlayerHostRPC
 
-/// Carries out `ArtworkResolution`'s actions: the embedded picture through the decoder helper,
-/// the on-disk cache, local files and http(s) fetches on the loop (then validated by the helper
-/// and cached). The outcome goes back into the model (`settleArtwork`), so it is published through
-/// the one publication path like any other info change; a failure becomes a doctor fault.
+/// Carries out `ArtworkResolution`'s actions: the embedded picture and local image files through
+/// the decoder helper, the on-disk cache, and http(s) fetches through a few fetch helpers (each a
+/// `playerhost-artwork` process that fetches, validates and writes the image; the daemon never
+/// holds or writes a body, so many large fetches cost its loop nothing). The outcome goes back
+/// into the model (`settleArtwork`), so it is published through the one publication path like
+/// any other info change; a failure becomes a doctor fault.
 ///
 /// It is an `EventSink` for the info and sessions topics: each session's published info names the
 /// request, and a new request is a new generation.
@@ -18,12 +20,31 @@ public final class ArtworkResolver: EventSink {
     let logger: Logger
     public let cache: ArtworkCache
     let helper: ArtworkHelper
-    let http: CurlMulti
-    /// Bounds of each fetch (`artwork_timeout_ms`, `artwork_max_kb`).
-    public var limits = CurlMulti.Limits()
+    /// The fetch helpers: at most this many fetches run at once (the rest wait, in order), so the
+    /// temporary bytes in the cache directory stay under `fetchers.count × limits.maxBytes`.
+    let fetchers: [ArtworkHelper]
+    /// Fetch helpers started for `init`.
+    static let fetcherCount = 4
+    /// A fetch helper idle this long exits (started again on demand).
+    static let fetcherIdleExitMilliseconds: UInt64 = 30_000
+
+    /// The bounds of each image: what a fetch may take and any image's size.
+    public struct Limits: Sendable, Equatable {
+        /// `artwork_timeout_ms`: one fetch's total time.
+        public var timeoutMilliseconds: Int = 10_000
+        /// `artwork_max_kb`: the largest body fetched or image file read (the helper caps at 64 MiB).
+        public var maxBytes: Int = 16 << 20
+        public var maxRedirects: Int = 5
+        /// `artwork_max_megapixels`: the most pixels (width × height) an image may declare; larger
+        /// ones are refused from their header, before any decoding.
+        public var maxPixels: Int = 100_000_000
+        public init() {}
+    }
+
+    public var limits = Limits()
     public private(set) var state = ArtworkResolution()
     /// The fetch running for a session's generation, to cancel it when the track changes.
-    private var fetches: [SessionID: (generation: UInt64, token: Int)] = [:]
+    private var fetches: [SessionID: (generation: UInt64, fetcher: Int, ticket: Int)] = [:]
     private var queue: [ArtworkResolution.Action] = []
     private var isRunning = false
     private var isClosed = false
@@ -31,11 +52,15 @@ public final class ArtworkResolver: EventSink {
     public private(set) var resolvedCount = 0
     public private(set) var failedCount = 0
 
-    init(service: NowPlayingService, cache: ArtworkCache, helper: ArtworkHelper, http: CurlMulti, logger: Logger) {
+    init(service: NowPlayingService, cache: ArtworkCache, helper: ArtworkHelper, logger: Logger) {
         self.service = service
         self.cache = cache
         self.helper = helper
-        self.http = http
+        self.fetchers = (0..<Self.fetcherCount).map { _ in
+            let fetcher = ArtworkHelper(loop: helper.loop, executable: helper.executable, logger: logger)
+            fetcher.idleExitMilliseconds = Self.fetcherIdleExitMilliseconds
+            return fetcher
+        }
         self.logger = logger
     }
 
@@ -75,11 +100,16 @@ public final class ArtworkResolver: EventSink {
         }
     }
 
-    /// Stops fetches and the helper (shutdown).
+    /// Stops fetches and the helpers (shutdown).
     func close() {
         isClosed = true
-        http.close()
+        for f in fetchers { f.close() }
         helper.close()
+    }
+
+    /// What every request carries: the byte and pixel bounds.
+    private var bounds: [String: JSON] {
+        ["maxBytes": .int(Int64(limits.maxBytes)), "maxPixels": .int(Int64(limits.maxPixels))]
     }
 
     // MARK: - Actions
@@ -96,7 +126,7 @@ public final class ArtworkResolver: EventSink {
                 start(s, generation, step, request)
             case .cancel(let s, let generation):
                 if let f = fetches[s], f.generation == generation {
-                    http.cancel(f.token)
+                    fetchers[f.fetcher].cancel(f.ticket)
                     fetches[s] = nil
                 }
             case .settle(let s, let outcome):
@@ -117,7 +147,7 @@ public final class ArtworkResolver: EventSink {
         switch step {
         case .embedded(let media):
             let tmp = cache.temporaryPath()
-            helper.request(["op": "embedded", "media": .string(media), "out": .string(tmp)]) { [weak self] result in
+            helper.request(bounds.merging(["op": "embedded", "media": .string(media), "out": .string(tmp)]) { $1 }) { [weak self] result in
                 guard let self else { return }
                 switch result {
                 case .success(.file(let info)):
@@ -138,54 +168,83 @@ public final class ArtworkResolver: EventSink {
             // publication that called it, and the result still lands inside the gate's window.
             later { [weak self] in
                 guard let self else { return }
-                if let e = self.cache.original(for: request.id) {
+                guard let e = self.cache.originalCandidate(for: request.id) else { return fail(nil) }
+                self.verify(e) { [weak self] intact in
+                    guard let self else { return }
+                    guard intact else { return fail(nil) }
+                    self.cache.touch(e)
                     succeed(self.image(e, from: .cache))
-                } else {
-                    fail(nil)
                 }
             }
         case .file(let path):
             validate(input: path, request: request, what: path, succeed: succeed, fail: fail)
         case .remote(let url):
-            let token = http.fetch(url, limits: limits) { [weak self] result in
+            // The least busy fetch helper; it fetches, validates and writes the image itself.
+            let index = fetchers.indices.min { fetchers[$0].load < fetchers[$1].load } ?? 0
+            let tmp = cache.temporaryPath()
+            let params = bounds.merging(["op": "fetch", "url": .string(url), "out": .string(tmp),
+                                         "timeoutMs": .int(Int64(limits.timeoutMilliseconds)),
+                                         "maxRedirects": .int(Int64(limits.maxRedirects))]) { $1 }
+            // The helper's own deadline is the fetch's plus time to decode what it got.
+            let deadline = UInt64(max(1, limits.timeoutMilliseconds)) + helper.requestTimeoutMilliseconds
+            let ticket = fetchers[index].request(params, timeoutMilliseconds: deadline) { [weak self] result in
                 guard let self else { return }
                 if self.fetches[s]?.generation == generation { self.fetches[s] = nil }
-                switch result {
-                case .success(let body):
-                    let tmp = self.cache.temporaryPath()
-                    guard ArtworkCache.write(tmp, body) else {
-                        return fail("\(url): cannot write to \(self.cache.directory)")
-                    }
-                    self.validate(input: tmp, request: request, what: url, succeed: succeed, fail: fail)
-                case .failure(let error):
-                    fail("\(url): \(error)")
-                }
+                self.adopt(result, temporary: tmp, request: request, what: url, succeed: succeed, fail: fail)
             }
-            fetches[s] = (generation, token)
+            fetches[s] = (generation, index, ticket)
         }
     }
 
-    /// Has the helper check that `input` decodes as an image and adopts it as the original.
+    /// Has the helper check that the file at `input` decodes as an image and adopts it as the original.
     private func validate(input: String, request: ArtworkRequest, what: String,
                           succeed: @escaping (ArtworkImage) -> Void, fail: @escaping (String?) -> Void) {
-        let tmp = input.hasPrefix(cache.directory + "/tmp.") ? input : cache.temporaryPath()
-        helper.request(["op": "image", "in": .string(input), "out": .string(tmp)]) { [weak self] result in
+        let tmp = cache.temporaryPath()
+        helper.request(bounds.merging(["op": "image", "in": .string(input), "out": .string(tmp)]) { $1 }) { [weak self] result in
+            self?.adopt(result, temporary: tmp, request: request, what: what, succeed: succeed, fail: fail)
+        }
+    }
+
+    /// A helper's image (fetched or read) becomes the request's original in the cache.
+    private func adopt(_ result: Result<ArtworkHelper.Reply, ArtworkHelper.Failure>, temporary tmp: String,
+                       request: ArtworkRequest, what: String,
+                       succeed: @escaping (ArtworkImage) -> Void, fail: @escaping (String?) -> Void) {
+        switch result {
+        case .success(.file(let info)):
+            guard let e = cache.insert(id: request.id, original: true, temporary: tmp, info: info) else {
+                return fail("\(what): cannot store it in \(cache.directory)")
+            }
+            succeed(image(e, from: .remote))
+        case .success(.none):
+            unlink(tmp)
+            fail("\(what): not an image")
+        case .failure(let reason):
+            unlink(tmp)
+            fail("\(what): \(reason)")
+        }
+    }
+
+    /// Whether a cached file still holds what its name promises: checked once per run by the
+    /// helper (which reads it; the loop never does). A mismatch discards the file; a helper that
+    /// could not tell (it died) leaves it for another time.
+    private func verify(_ e: ArtworkCache.Entry, _ body: @escaping (Bool) -> Void) {
+        guard cache.needsCheck(e) else { return body(cache.isIntact(e)) }
+        helper.request(["op": "verify", "in": .string(cache.path(e)), "bytes": .int(Int64(e.bytes)),
+                        "checksum": .int(Int64(e.checksum))]) { [weak self] result in
             guard let self else { return }
             switch result {
-            case .success(.file(let info)):
-                guard let e = self.cache.insert(id: request.id, original: true, temporary: tmp, info: info) else {
-                    return fail("\(what): cannot store it in \(self.cache.directory)")
-                }
-                succeed(self.image(e, from: .remote))
-            case .success(.none):
-                unlink(tmp)
-                fail("\(what): not an image")
-            case .failure(let reason):
-                unlink(tmp)
-                fail("\(what): \(reason)")
+            case .success:
+                self.cache.confirm(e, intact: true)
+                body(true)
+            case .failure(let f):
+                if f.description == Self.verifyMismatch { self.cache.confirm(e, intact: false) }
+                body(false)
             }
         }
     }
+
+    /// The helper's error for a cached file that does not match its name.
+    static let verifyMismatch = "the file does not match its name"
 
     private func settle(_ s: SessionID, _ outcome: ArtworkOutcome) {
         switch outcome {
@@ -240,7 +299,18 @@ public final class ArtworkResolver: EventSink {
               case .artwork(let a)? = service.model.publishedInfo(s).info[.artwork], let image = a.image else {
             return completion(.success(.null))
         }
-        guard let original = cache.original(for: a.id) else { return completion(.success(.null)) }
+        guard let original = cache.originalCandidate(for: a.id) else { return completion(.success(.null)) }
+        verify(original) { [weak self] intact in
+            guard let self else { return }
+            guard intact else { return completion(.success(.null)) }
+            self.cache.touch(original)
+            self.rendition(of: original, id: a.id, from: image.from, width: width, height: height, completion)
+        }
+    }
+
+    /// The rest of `rendition` once the original is known intact.
+    private func rendition(of original: ArtworkCache.Entry, id: String, from: ArtworkOrigin, width: Int?, height: Int?,
+                           _ completion: @escaping (Result<JSON, RPCError>) -> Void) {
         let ow = original.width, oh = original.height
         let w = width ?? (height.map { $0 * ow / max(oh, 1) } ?? ow)
         let h = height ?? (width.map { $0 * oh / max(ow, 1) } ?? oh)
@@ -249,21 +319,32 @@ public final class ArtworkResolver: EventSink {
         func answer(_ e: ArtworkCache.Entry) -> JSON {
             ["url": .string("file://" + Self.escape(cache.path(e))), "path": .string(cache.path(e)),
              "width": .int(Int64(e.width)), "height": .int(Int64(e.height)), "type": .string(e.type),
-             "from": .string(image.from.rawValue), "original": .bool(e.isOriginal)]
+             "from": .string(from.rawValue), "original": .bool(e.isOriginal)]
         }
         if tw >= ow && th >= oh { return completion(.success(answer(original))) }
-        if let best = cache.renditions(for: a.id).first(where: { $0.width + 1 >= tw && $0.height + 1 >= th && $0.width <= ow }) {
-            cache.touch(best)
-            return completion(.success(answer(best)))
+        if let best = cache.renditionCandidates(for: id).first(where: { $0.width + 1 >= tw && $0.height + 1 >= th && $0.width <= ow }) {
+            return verify(best) { [weak self] intact in
+                guard let self else { return }
+                guard intact else { return self.makeRendition(of: original, id: id, tw, th, answer, completion) }
+                self.cache.touch(best)
+                completion(.success(answer(best)))
+            }
         }
+        makeRendition(of: original, id: id, tw, th, answer, completion)
+    }
+
+    /// Has the helper scale `original` down to `tw`×`th` and caches the result.
+    private func makeRendition(of original: ArtworkCache.Entry, id: String, _ tw: Int, _ th: Int,
+                               _ answer: @escaping (ArtworkCache.Entry) -> JSON,
+                               _ completion: @escaping (Result<JSON, RPCError>) -> Void) {
         let png = original.type == "image/png" || original.type == "image/gif" || original.type == "image/webp"
         let tmp = cache.temporaryPath(png ? ".png" : ".jpg")
-        helper.request(["op": "thumbnail", "in": .string(cache.path(original)), "out": .string(tmp),
-                        "width": .int(Int64(tw)), "height": .int(Int64(th))]) { [weak self] result in
+        helper.request(bounds.merging(["op": "thumbnail", "in": .string(cache.path(original)), "out": .string(tmp),
+                                       "width": .int(Int64(tw)), "height": .int(Int64(th))]) { $1 }) { [weak self] result in
             guard let self else { return }
             switch result {
             case .success(.file(let info)):
-                guard let e = self.cache.insert(id: a.id, original: false, temporary: tmp, info: info) else {
+                guard let e = self.cache.insert(id: id, original: false, temporary: tmp, info: info) else {
                     return completion(.failure(RPCError(.internalError, "cannot store the rendition in \(self.cache.directory)")))
                 }
                 completion(.success(answer(e)))
@@ -292,7 +373,7 @@ public final class ArtworkResolver: EventSink {
             "cache": ["directory": .string(cache.directory), "bytes": .int(Int64(cache.totalBytes)),
                       "limitBytes": .int(Int64(cache.limitBytes)), "files": .int(Int64(cache.files.count)),
                       "evictions": .int(Int64(cache.evictions)), "discarded": .int(Int64(cache.discarded))],
-            "fetching": .int(Int64(http.activeCount)),
+            "fetching": .int(Int64(fetchers.reduce(0) { $0 + $1.load })),
             "resolved": .int(Int64(resolvedCount)),
             "failed": .int(Int64(failedCount)),
             "staleDropped": .int(Int64(state.staleDropped)),

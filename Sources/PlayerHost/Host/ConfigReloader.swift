@@ -16,6 +16,7 @@ import PlayerHostRPC
 ///   reconfigure the now-playing gate; `log_level` goes to `applyLogLevel`, the executable's
 ///   hook (playerhostd's switches its log handler's level at once, unless `--log-level` was
 ///   given: the command line wins).
+/// - `[mpris] export` switches what the MPRIS export shows at once.
 /// - `requests_per_turn`, `turn_budget_us`, `output_high_water_kb`, `max_stall_ms`, `max_total_output_mb` and
 ///   `max_subscriptions_per_client` apply at once, to open connections too.
 /// - `[[plugin]]` entries and the plugin directory's executables: added ones start, removed ones
@@ -179,6 +180,10 @@ public final class ConfigReloader {
         host.nowPlaying.publisher.subscribers.maxSubscriptions =
             new.maxSubscriptionsPerClient ?? RPCSubscribers.defaultMaxSubscriptions
         host.server?.enforceOutputBudget()
+        if old.mpris?.export != new.mpris?.export {
+            host.mpris?.configure(export: new.mpris?.export)
+            s.changed.append("mpris.export")
+        }
         config = new
         // In-process plugins see the new config: the clock-sessions plugin creates added sessions.
         host.inProcess.reload(new)

@@ -62,6 +62,7 @@ public final class HostDaemon {
         dispatcher.table.register(HostMethods.model(nowPlaying))
         dispatcher.table.register(provided.method)
         dispatcher.table.register([ConfigReloader.method(host: self)])
+        dispatcher.table.register(MPRISMethods.all(host: self))
         dispatcher.table.register(HostMethods.artwork(host: self))
         dispatcher.table.register(HostMethods.pluginState(host: self))
     }
@@ -153,6 +154,7 @@ public final class HostDaemon {
         let bridge = MPRISBridge(loop: loop, logger: logger, service: nowPlaying,
                                  address: DBusConnection.sessionBusAddress(environment: env),
                                  enabled: options.config.mpris?.enabled ?? true)
+        bridge.configure(export: options.config.mpris?.export)
         // D-Bus callers reach these: weak, never unowned.
         bridge.canOpen = { [weak self] in self?.provided.isProvided("mpv.open") ?? false }
         bridge.opener = { [weak self] uri in
@@ -169,16 +171,17 @@ public final class HostDaemon {
         bridge.start()
     }
 
-    /// The artwork resolver: its cache, the decoder helper (started on first use) and HTTP.
+    /// The artwork resolver: its cache, the decoder helper and fetch helpers (started on first use).
     private func startArtwork() {
         let config = options.config
         let directory = ArtworkCache.defaultDirectory(environment: SocketLocation.currentEnvironment())
         do {
             let cache = try ArtworkCache(directory: directory, limitBytes: (config.artworkCacheMB ?? 64) << 20)
             let helper = ArtworkHelper(loop: loop, executable: ArtworkResolver.helperPath(), logger: logger)
-            let resolver = ArtworkResolver(service: nowPlaying, cache: cache, helper: helper, http: try CurlMulti(loop: loop), logger: logger)
+            let resolver = ArtworkResolver(service: nowPlaying, cache: cache, helper: helper, logger: logger)
             if let ms = config.artworkTimeoutMilliseconds { resolver.limits.timeoutMilliseconds = ms }
             if let kb = config.artworkMaxKB { resolver.limits.maxBytes = kb << 10 }
+            if let mp = config.artworkMaxMegapixels { resolver.limits.maxPixels = mp * 1_000_000 }
             nowPlaying.publisher.add(resolver, topics: [.info, .sessions])
             artwork = resolver
         } catch {

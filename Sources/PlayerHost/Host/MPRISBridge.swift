@@ -4,17 +4,23 @@ import PlayerHostLoop
 import PlayerHostMPRIS
 import PlayerHostModel
 
-/// The Now Playing session as an MPRIS2 player on the session bus.
+/// The host's sessions as one MPRIS2 player on the session bus.
+///
+/// What it shows is `MPRISExportSelection`'s choice (`[mpris] export`): by default the host's own
+/// session that is Now Playing, or was most recently while an imported desktop player holds the
+/// slot (that player has its own card: mirroring it would show it twice); with
+/// `export = "now-playing"`, whatever is Now Playing.
 ///
 /// Owns `org.mpris.MediaPlayer2.playerhost` at `/org/mpris/MediaPlayer2` for as long as the
-/// daemon runs (not only while something is Now Playing: a name that comes and goes makes
-/// desktop shells flicker; with nothing Now Playing it shows Stopped, empty Metadata and
-/// `CanPlay` false, which shells take as "hide the card"). Its input is one typed value,
+/// daemon runs (not only while something is shown: a name that comes and goes makes desktop
+/// shells flicker; with nothing to show it is Stopped, with empty Metadata and `CanPlay` false,
+/// which shells take as "hide the card"). Its input is one typed value,
 /// `MPRISNowPlaying?`, from the gate's published Now Playing value (an `EventSink` for the
-/// `nowPlaying` topic; `commands` so Can* follow at once); `MPRISProperties` maps it, and the diff
-/// with the previous mapping is what goes out: PropertiesChanged with the new values for
-/// real changes only, `Seeked` on a jump. Method calls and property writes become commands of
-/// the Now Playing session through the same path as `command.send`.
+/// `nowPlaying` topic; `commands` so Can* follow at once; `info` for an own session shown while
+/// it is not Now Playing); `MPRISProperties` maps it, and the diff with the previous mapping is
+/// what goes out: PropertiesChanged with the new values for real changes only, `Seeked` on a
+/// jump. Method calls and property writes become commands of the session shown through the same
+/// path as `command.send`.
 ///
 /// Lifecycle: disabled by `[mpris] enabled = false`; no session bus → the daemon runs without
 /// MPRIS and says so once; the bus going away → reconnect with backoff (100 ms doubling to 5 s).
@@ -48,6 +54,17 @@ public final class MPRISBridge: DBusObjectHandler {
     let service: NowPlayingService
     let address: String?
     let enabled: Bool
+    /// Which session is shown; its mode is `[mpris] export` (a reload sets it).
+    private var selection: MPRISExportSelection
+    /// `[mpris] export`: setting it publishes what the new mode shows.
+    public var exportMode: MPRISExportMode {
+        get { selection.mode }
+        set {
+            guard newValue != selection.mode else { return }
+            selection.mode = newValue
+            update(shownValue(slot: service.publisher.publishedNowPlaying))
+        }
+    }
     /// Opens a URI in a player plugin (OpenUri); nil when none can.
     var opener: ((String) -> Result<Void, DBusError>)?
     /// Whether a player plugin can open URIs now (SupportedUriSchemes is empty otherwise).
@@ -61,12 +78,19 @@ public final class MPRISBridge: DBusObjectHandler {
     private var liveCache: (turn: UInt64, value: MPRISProperties)?
 
     /// `address`: the session bus (nil: there is none).
-    public init(loop: EventLoop, logger: Logger, service: NowPlayingService, address: String?, enabled: Bool = true) {
+    public init(loop: EventLoop, logger: Logger, service: NowPlayingService, address: String?, enabled: Bool = true,
+                exportMode: MPRISExportMode = .own) {
+        selection = MPRISExportSelection(mode: exportMode)
         self.loop = loop
         self.logger = logger
         self.service = service
         self.address = address
         self.enabled = enabled
+    }
+
+    /// Sets `exportMode` from `[mpris] export` (validated with the config; anything else: `own`).
+    public func configure(export: String?) {
+        exportMode = export.flatMap(MPRISExportMode.init(configValue:)) ?? .own
     }
 
     /// Connects, exports the object and asks for the name (answers arrive on later turns).
@@ -99,14 +123,38 @@ public final class MPRISBridge: DBusObjectHandler {
     var statsJSON: JSON {
         ["status": .string(status.rawValue), "busName": .string(Self.busName),
          "signalsSent": .int(Int64(signalsSent)), "reconnects": .int(Int64(reconnects)),
+         "export": .string(selection.mode.rawValue), "session": properties.session.map { .string($0) } ?? .null,
          "messagesDispatched": .int(Int64(connection?.messagesProcessed ?? 0))]
     }
 
     // MARK: - Input
 
-    /// The Now Playing value as shown now (guarded, elapsed inferred) with its command center.
+    /// The value shown now (guarded, elapsed inferred) with its command center.
     private func currentValue() -> MPRISNowPlaying? {
-        service.publisher.currentNowPlaying().map { MPRISNowPlaying($0, commands: commands(of: $0.session)) }
+        shownValue(slot: service.publisher.currentNowPlaying())
+    }
+
+    /// What the export shows while `slot` is the Now Playing value: that value when the selection
+    /// picks its session, else the chosen own session's info as it is now.
+    private func shownValue(slot: NowPlayingSnapshot?) -> MPRISNowPlaying? {
+        let model = service.model
+        guard let shown = selection.choose(nowPlaying: slot?.session, sessions: { model.sessions[$0] }) else { return nil }
+        if let slot, slot.session == shown { return MPRISNowPlaying(slot, commands: commands(of: shown)) }
+        // Not Now Playing: its published info, caught up to now as `info.get` reads it.
+        var caughtUp = model
+        let t = max(service.now, caughtUp.clock)
+        caughtUp.settle(to: t)
+        guard let s = caughtUp.sessions[shown] else { return nil }
+        return MPRISNowPlaying(caughtUp.snapshot(of: s, at: t), commands: s.commandCenter)
+    }
+
+    /// `mpris.get`: what `playerctl -p playerhost` reads, as `nowPlaying.get` shapes it
+    /// (`{session, info, playbackState, timestamp}`, null when nothing is shown); npctl builds
+    /// its `playerhost` from it.
+    public func shownJSON(language: String?) -> JSON {
+        guard let v = currentValue() else { return .null }
+        return NowPlayingSnapshot(session: v.session, info: v.info, playbackState: v.playbackState, timestamp: v.timestamp)
+            .toJSON(language: language)
     }
 
     /// The live properties, built once per loop turn (a GetAll or a PropertiesChanged reads a
@@ -172,6 +220,10 @@ public final class MPRISBridge: DBusObjectHandler {
     }
 
     private func carryOut(_ request: MPRISRequest) -> Result<Void, DBusError> {
+        // The session shown gets the command (nil: the Now Playing one, in `now-playing` mode);
+        // with nothing shown in `own` mode there is nobody to send it to: an imported player
+        // holding the slot is controlled through its own card.
+        let target = liveProperties().session
         liveCache = nil
         switch request {
         case .ignore:
@@ -184,8 +236,9 @@ public final class MPRISBridge: DBusObjectHandler {
         case .send(let kind, let payload):
             // The path command.send takes. A disabled or untargeted command does nothing: MPRIS
             // callers are told through Can*, not by an error.
+            guard target != nil || selection.mode == .nowPlaying else { return .success(()) }
             do {
-                let progress = try service.perform { m, t in try m.sendCommand(kind, session: nil, payload: payload, now: t) }
+                let progress = try service.perform { m, t in try m.sendCommand(kind, session: target, payload: payload, now: t) }
                 service.drive(progress, promise: nil)
             } catch {
                 logger.debug("MPRIS \(kind.rawValue): \(error.message)")
@@ -251,21 +304,27 @@ public final class MPRISBridge: DBusObjectHandler {
 }
 
 extension MPRISBridge: EventSink {
-    /// The gated Now Playing value, and command changes of the Now Playing session (Can*,
-    /// LoopStatus, Shuffle, rates), which the gate does not carry. Registered for every topic so
-    /// that any model change drops the live cache.
+    /// The gated Now Playing value; command changes of the session shown (Can*, LoopStatus,
+    /// Shuffle, rates), which the gate does not carry; info changes and the closing of an own
+    /// session shown while not Now Playing (the gate carries only the slot's). Registered for
+    /// every topic so that any model change drops the live cache. Followed without a bus too:
+    /// `mpris.get` answers what the export would show.
     public func receive(_ event: PublishedEvent) {
         // Every model change comes with an event: the live value read by Gets is stale now.
         liveCache = nil
-        guard connection != nil else { return }
+        let published = service.publisher.publishedNowPlaying
         switch event.payload {
         case .nowPlaying(let snapshot):
-            update(snapshot.map { MPRISNowPlaying($0, commands: commands(of: $0.session)) })
+            update(shownValue(slot: snapshot))
         case .model(.commandChanged(let session, _)) where session == properties.session:
             // The last published value with the new command center (not the live one: what is
             // held in the gate's window comes out when the window closes).
-            let published = service.publisher.publishedNowPlaying.flatMap { $0.session == session ? $0 : nil }
-            update(published.map { MPRISNowPlaying($0, commands: commands(of: session)) })
+            update(shownValue(slot: published))
+        case .model(.infoChanged(let session, _)) where session == properties.session && session != published?.session:
+            update(shownValue(slot: published))
+        case .model(.sessionClosed(let session, _)):
+            selection.forget(session)
+            if session == properties.session, session != published?.session { update(shownValue(slot: published)) }
         default:
             break
         }

@@ -203,6 +203,13 @@ public final class DBusClient {
         onDisconnect?(reason)
     }
 
+    /// Skips the entries of the current array not read (element signature `element`).
+    private static func skipRest(_ m: OpaquePointer, _ element: UnsafePointer<CChar>) {
+        while sd_bus_message_at_end(m, 0) == 0 {
+            if sd_bus_message_skip(m, element) < 0 { break }
+        }
+    }
+
     private static func string(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
 
     private static func t(_ c: Unicode.Scalar) -> CChar { CChar(UInt8(ascii: c)) }
@@ -221,10 +228,17 @@ public final class DBusClient {
         return out
     }
 
+    /// The most entries kept of one array (`as`, `ao`, `a{sv}`) a peer sends; the rest are
+    /// skipped unread, so a peer's million-entry list costs no million Swift values.
+    public static let maxArrayEntries = 1024
+    /// The deepest nesting of variants and dictionaries read; deeper values are skipped.
+    public static let maxDepth = 16
+
     /// Reads one complete value: the basic types MPRIS uses (integers of every width as
-    /// `.int64`), variants unwrapped, `as`/`ao` as `.strings`, `a{sv}` as `.dictionary`. Anything
-    /// else is left in place and nil is returned (the caller skips it).
-    static func read(_ m: OpaquePointer) -> DBusValue? {
+    /// `.int64`), variants unwrapped, `as`/`ao` as `.strings`, `a{sv}` as `.dictionary` (at most
+    /// `maxArrayEntries` entries each, `maxDepth` levels deep). Anything else is left in place and
+    /// nil is returned (the caller skips it).
+    static func read(_ m: OpaquePointer, depth: Int = 0) -> DBusValue? {
         var type: CChar = 0
         var contents: UnsafePointer<CChar>?
         guard sd_bus_message_peek_type(m, &type, &contents) > 0 else { return nil }
@@ -262,30 +276,34 @@ public final class DBusClient {
             guard sd_bus_message_read_basic(m, type, &v) > 0 else { return nil }
             return .int64(Int64(v))
         case UInt8(ascii: "v"):
-            guard let contents, sd_bus_message_enter_container(m, type, contents) > 0 else { return nil }
-            let inner = read(m)
+            guard depth < maxDepth, let contents, sd_bus_message_enter_container(m, type, contents) > 0 else { return nil }
+            let inner = read(m, depth: depth + 1)
             if inner == nil { _ = sd_bus_message_skip(m, nil) }
             _ = sd_bus_message_exit_container(m)
             return inner
         case UInt8(ascii: "a"):
-            guard let contents else { return nil }
+            guard depth < maxDepth, let contents else { return nil }
             let sig = String(cString: contents)
             if sig == "s" || sig == "o" {
                 guard sd_bus_message_enter_container(m, type, contents) > 0 else { return nil }
                 var list: [String] = []
-                while sd_bus_message_at_end(m, 0) == 0, let v = read(m)?.stringValue { list.append(v) }
+                while list.count < maxArrayEntries, sd_bus_message_at_end(m, 0) == 0, let v = read(m)?.stringValue { list.append(v) }
+                skipRest(m, contents)
                 _ = sd_bus_message_exit_container(m)
                 return .strings(list)
             }
             if sig == "{sv}" {
                 guard sd_bus_message_enter_container(m, type, contents) > 0 else { return nil }
                 var dict: [String: DBusValue] = [:]
-                while sd_bus_message_enter_container(m, t("e"), "sv") > 0 {
+                var entries = 0
+                while entries < maxArrayEntries, sd_bus_message_enter_container(m, t("e"), "sv") > 0 {
+                    entries += 1
                     if let key = read(m)?.stringValue {
-                        if let v = read(m) { dict[key] = v } else { _ = sd_bus_message_skip(m, nil) }
+                        if let v = read(m, depth: depth + 1) { dict[key] = v } else { _ = sd_bus_message_skip(m, nil) }
                     }
                     _ = sd_bus_message_exit_container(m)
                 }
+                skipRest(m, contents)
                 _ = sd_bus_message_exit_container(m)
                 return .dictionary(dict)
             }

@@ -1,3 +1,4 @@
+import PlayerHostBase
 import PlayerHostModel
 
 /// What the MPRIS bridge reflects: the Now Playing session's published value, its command center,
@@ -35,13 +36,12 @@ public struct MPRISNowPlaying: Sendable, Hashable {
         return MPRISNowPlaying(snapshot, commands: s.commandCenter)
     }
 
-    /// What tells one item from the next: its place in the queue and what it is. The same item
-    /// played again (repeat one) keeps its id, as MPRIS wants.
+    /// What tells one item from the next (`MPRISValues.itemKey`: its place in the queue and
+    /// what it is). The same item played again (repeat one) keeps its id, as MPRIS wants.
     var itemKey: String {
-        var parts: [String] = []
-        if case .integer(let i)? = info[.queueIndex] { parts.append(String(i)) } else { parts.append("-") }
-        for k in [InfoKey.title, .artist, .albumTitle, .assetURL] { parts.append(info.text(k) ?? "") }
-        parts.append(info.duration.map { String($0) } ?? "")
-        return parts.joined(separator: "\u{1F}")
+        var index: Int64?
+        if case .integer(let i)? = info[.queueIndex] { index = Int64(i) }
+        return MPRISValues.itemKey(queueIndex: index, texts: [InfoKey.title, .artist, .albumTitle, .assetURL].map { info.text($0) },
+                                   duration: info.duration)
     }
 }

@@ -2,18 +2,18 @@ import PlayerHostBase
 import PlayerHostLoop
 import PlayerHostModel
 
-/// The MPRIS2 properties of the Now Playing session: a pure mapping from `MPRISNowPlaying`
+/// The MPRIS2 properties of the session the export shows (`MPRISExportSelection`): a pure mapping from `MPRISNowPlaying`
 /// (nothing of D-Bus but its value types). The bridge diffs two of these to know which
 /// PropertiesChanged and Seeked signals to send.
 ///
 /// | MPRIS | from |
 /// |---|---|
-/// | `mpris:trackid` (o) | `/org/playerhost/track/s<session>_<item>`: changes with the item and the session |
+/// | `mpris:trackid` (o) | `MPRISValues.trackID`, `/org/playerhost/track/s<session>_<item>`: changes with the item and the session |
 /// | `xesam:title`, `xesam:album` (s) | `title`, `albumTitle` |
 /// | `xesam:artist`, `xesam:albumArtist`, `xesam:genre`, `xesam:composer` (as) | `artist`, `albumArtist`, `genre`, `composer` |
 /// | `mpris:length` (x, µs) | `duration` (absent for live streams, and for a length beyond `Microseconds.maxSeconds`) |
 /// | `mpris:artUrl` (s) | the resolved cover in the artwork cache (`artwork.image.url`) only; absent before or without resolution |
-/// | `xesam:url` (s) | `assetURL` |
+/// | `xesam:url` (s) | `assetURL` as a URI (`MPRISValues.uri`: an absolute path becomes `file://`, percent-encoded) |
 /// | `PlaybackStatus` | playing → Playing; paused, interrupted → Paused; stopped → Stopped |
 /// | `Rate` | the rate while playing, else `defaultRate` (never 0: paused shows in the status) |
 /// | `LoopStatus`, `Shuffle` | `changeRepeatMode.currentRepeatType`, `changeShuffleMode.currentShuffleType` |
@@ -73,7 +73,7 @@ public struct MPRISProperties: Sendable, Hashable {
         session = np.session
         let live = info.isLiveStream
         duration = live ? nil : info.duration.flatMap { $0 >= 0 && Microseconds.isInBounds($0) ? $0 : nil }
-        trackID = "/org/playerhost/track/s\(Self.hex(np.session))_\(Self.hex(np.itemKey))"
+        trackID = MPRISValues.trackID(session: np.session, itemKey: np.itemKey)
 
         var m: [String: DBusValue] = ["mpris:trackid": .objectPath(trackID)]
         if let t = info.text(.title) { m["xesam:title"] = .string(t) }
@@ -82,7 +82,7 @@ public struct MPRISProperties: Sendable, Hashable {
                                           (.genre, "xesam:genre"), (.composer, "xesam:composer")]
         for (key, name) in lists { if let v = info.text(key) { m[name] = .strings([v]) } }
         if let d = duration { m["mpris:length"] = .int64(Microseconds.from(seconds: d)) }
-        if let u = info.text(.assetURL) { m["xesam:url"] = .string(u) }
+        if let u = info.text(.assetURL) { m["xesam:url"] = .string(MPRISValues.uri(u)) }
         // Only what the artwork helper resolved (a file in the cache): a raw source may be a
         // file that failed (`/etc/shadow`, `/dev/zero`, a FIFO) and goes to every desktop shell.
         if case .artwork(let a)? = info[.artwork], let url = a.image?.url { m["mpris:artUrl"] = .string(url) }
@@ -173,13 +173,5 @@ public struct MPRISProperties: Sendable, Hashable {
     }
 
     /// An object-path-safe hash (FNV-1a, 64 bits, hex): stable across runs.
-    static func hex(_ s: String) -> String {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in s.utf8 {
-            h ^= UInt64(b)
-            h = h &* 0x100_0000_01b3
-        }
-        let digits = String(h, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
+    static func hex(_ s: String) -> String { MPRISValues.hex(s) }
 }

@@ -30,6 +30,17 @@ final class ImportedPlayer {
     /// Moments seen since the last Get of Position was sent: one Get answers them all.
     private var positionReadInFlight = false
     private var momentPending = false
+    /// A `GetAll` for invalidated properties is out: further invalidations wait for it, so a
+    /// flood of signals costs one call at a time, not one each.
+    private var refreshInFlight = false
+    private var refreshPending = false
+    /// A publish round (command enables, audio, `player.sync`) is out: changes meanwhile make
+    /// one more round after it, so a flood of signals never queues unbounded calls to the host.
+    private var publishInFlight = false
+    private var publishPending = false
+
+    /// Whether the player says it plays.
+    var isPlaying: Bool { properties["PlaybackStatus"]?.stringValue == "Playing" }
 
     init(busName: String, owner: String, client: DBusClient, interruptImported: Bool, log: @escaping (String) -> Void) {
         self.busName = busName
@@ -44,18 +55,21 @@ final class ImportedPlayer {
     func start(host: PluginContext) {
         getAll(MPRISImportMapping.rootInterface) { [weak self] root in
             guard let self, !self.isClosed else { return }
-            let identity = root["Identity"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? self.sessionID
+            // The host takes app names of at most 200 bytes.
+            let identity = root["Identity"]?.stringValue.flatMap { $0.isEmpty ? nil : MPRISImportMapping.text($0, maxBytes: 200) }
+                ?? self.sessionID
             self.getAll(MPRISImportMapping.playerInterface) { [weak self] player in
                 guard let self, !self.isClosed else { return }
-                self.properties = player
-                self.position = player["Position"]?.int64Value
-                host.openApp(String(identity.prefix(200))) { [weak self] result in
-                    guard let self else { return }
+                self.properties = MPRISImportMapping.bounded(properties: player)
+                self.position = MPRISImportMapping.microseconds(player["Position"])
+                host.openApp(identity) { [weak self] result in
                     switch result {
                     case .failure(let e):
-                        self.log("\(self.busName): cannot open its app connection: \(e.message)")
+                        self?.log("\(self?.busName ?? identity): cannot open its app connection: \(e.message)")
                     case .success(let app):
-                        guard !self.isClosed else { return app.close() }
+                        // The player may have gone (and this object with it) while the app was
+                        // opening: the app is ours to close either way, or its fds leak.
+                        guard let self, !self.isClosed else { return app.close() }
                         self.app = app
                         self.createSession(app)
                     }
@@ -72,7 +86,8 @@ final class ImportedPlayer {
                 if case .dictionary(let d)? = args.first { return done(d) }
                 done([:])
             case .failure(let e):
-                self?.log("\(self?.busName ?? ""): GetAll \(interface): \(e.message)")
+                // A player that went while asked is not news (a churning name would log each time).
+                if let self, !self.isClosed { self.log("\(self.busName): GetAll \(interface): \(e.message)") }
                 done([:])
             }
         }
@@ -97,8 +112,7 @@ final class ImportedPlayer {
             }
             app.onEvent = { [weak self] event in self?.event(event) }
             self.ready = true
-            self.updateAudio()
-            self.sync()
+            self.publish()
         }
     }
 
@@ -111,51 +125,73 @@ final class ImportedPlayer {
     /// `PropertiesChanged` from the player: merge, then read Position once and sync.
     func propertiesChanged(interface: String, changed: [String: DBusValue], invalidated: [String]) {
         guard interface == MPRISImportMapping.playerInterface, !isClosed else { return }
-        properties.merge(changed) { _, new in new }
-        if !invalidated.isEmpty {
+        properties.merge(MPRISImportMapping.bounded(properties: changed)) { _, new in new }
+        if !invalidated.isEmpty || refreshInFlight {
             // Values left out of the signal: read them back before the moment counts.
-            getAll(MPRISImportMapping.playerInterface) { [weak self] all in
-                guard let self, !self.isClosed else { return }
-                self.properties.merge(all) { _, new in new }
-                self.moment()
-            }
+            refresh()
             return
         }
         moment()
     }
 
-    /// `Seeked(x position)`: the position is in the signal.
-    func seeked(to position: Int64) {
+    /// One `GetAll` at a time; invalidations meanwhile make one more after it.
+    private func refresh() {
+        guard !refreshInFlight else { refreshPending = true; return }
+        refreshInFlight = true
+        getAll(MPRISImportMapping.playerInterface) { [weak self] all in
+            guard let self, !self.isClosed else { return }
+            self.refreshInFlight = false
+            self.properties.merge(MPRISImportMapping.bounded(properties: all)) { _, new in new }
+            if self.refreshPending {
+                self.refreshPending = false
+                return self.refresh()
+            }
+            self.moment()
+        }
+    }
+
+    /// `Seeked(x position)`: the position is in the signal (nil: out of range, so not known).
+    func seeked(to position: Int64?) {
         guard !isClosed else { return }
         self.position = position
-        sync()
+        publish()
     }
 
     private func moment() {
         guard ready else { return }
-        updateCommands()
-        updateAudio()
         guard !positionReadInFlight else { momentPending = true; return }
         positionReadInFlight = true
         client?.call(busName, path: MPRISImportMapping.objectPath, interface: "org.freedesktop.DBus.Properties",
                      member: "Get", arguments: [.string(MPRISImportMapping.playerInterface), .string("Position")]) { [weak self] result in
             guard let self, !self.isClosed else { return }
             self.positionReadInFlight = false
-            if case .success(let args) = result, let p = args.first?.int64Value { self.position = p }
+            // An answer out of range (or of another type) is "not known", like no answer.
+            if case .success(let args) = result { self.position = MPRISImportMapping.microseconds(args.first) }
             if self.momentPending {
                 self.momentPending = false
                 return self.moment()
             }
-            self.sync()
+            self.publish()
         }
     }
 
-    private func sync() {
+    /// Sends what the moment changed: command enables, the audio session, then `player.sync`.
+    /// One round at a time: its `player.sync` reply ends it.
+    private func publish() {
         guard ready, let app else { return }
+        guard !publishInFlight else { publishPending = true; return }
+        publishInFlight = true
+        updateCommands()
+        updateAudio()
         var p = MPRISImportMapping.sync(properties, position: position)
         p["session"] = .string(sessionID)
         app.call("player.sync", p) { [weak self] result in
-            if case .failure(let e) = result { self?.log("\(self?.busName ?? ""): player.sync: \(e.message)") }
+            guard let self else { return }
+            self.publishInFlight = false
+            if case .failure(let e) = result { self.log("\(self.busName): player.sync: \(e.message)") }
+            guard self.publishPending, !self.isClosed else { return }
+            self.publishPending = false
+            self.publish()
         }
     }
 

@@ -34,33 +34,39 @@ enum MPRISImportMapping {
     }
 
     /// The queue's one item from `Metadata`: title, artists joined, album, duration from
-    /// `mpris:length` (µs), `mpris:artUrl` as the artwork's source.
+    /// `mpris:length` (µs), `mpris:artUrl` as the artwork's source. Every string within
+    /// `maxStringBytes` (see `MPRISImportMapping+Bounds`): a player's 1 MiB title is cut, not
+    /// left to make the whole `player.sync` too long for the host.
     static func item(_ metadata: [String: DBusValue]) -> JSON {
         var item: [String: JSON] = [:]
         var info: [String: JSON] = [:]
-        if let t = metadata["xesam:title"]?.stringValue, !t.isEmpty { item["title"] = .string(t) }
+        if let t = boundedText(metadata["xesam:title"]) { item["title"] = .string(t) }
         if case .strings(let a)? = metadata["xesam:artist"], !a.isEmpty {
-            item["artist"] = .string(a.joined(separator: ", "))
-        } else if let a = metadata["xesam:artist"]?.stringValue, !a.isEmpty {
+            let names: [String] = a.prefix(maxListEntries).map { text($0) }
+            let joined = text(names.joined(separator: ", "))
+            if !joined.isEmpty { item["artist"] = .string(joined) }
+        } else if let a = boundedText(metadata["xesam:artist"]) {
             item["artist"] = .string(a)
         }
-        if let album = metadata["xesam:album"]?.stringValue, !album.isEmpty { info["albumTitle"] = .string(album) }
+        if let album = boundedText(metadata["xesam:album"]) { info["albumTitle"] = .string(album) }
         if let d = durationSeconds(metadata) { item["duration"] = .double(d) }
-        if let art = metadata["mpris:artUrl"]?.stringValue, !art.isEmpty {
+        if let art = boundedURL(metadata["mpris:artUrl"]) {
             info["artwork"] = ["id": .string(art), "sources": [.string(art)]]
         }
-        if let url = metadata["xesam:url"]?.stringValue, !url.isEmpty { item["url"] = .string(url) }
+        if let url = boundedURL(metadata["xesam:url"]) { item["url"] = .string(url) }
         if !info.isEmpty { item["info"] = .object(info) }
         return .object(item)
     }
 
+    /// `mpris:length` in seconds; absent when not above 0 or beyond `Microseconds.maxSeconds`
+    /// (INT64_MAX is "no duration", not 292 000 years).
     static func durationSeconds(_ metadata: [String: DBusValue]) -> Double? {
-        guard let us = metadata["mpris:length"]?.int64Value, us > 0 else { return nil }
-        return Double(us) / 1_000_000
+        guard let us = microseconds(metadata["mpris:length"]), us > 0 else { return nil }
+        return Microseconds.seconds(us)
     }
 
     /// The `player.sync` of a moment: the item, whether it plays and at what rate, where.
-    /// `position` in µs (nil when the player would not say).
+    /// `position` in µs (nil when the player would not say; outside 0 ... 10⁹ s it is not known).
     static func sync(_ p: [String: DBusValue], position: Int64?) -> [String: JSON] {
         let metadata: [String: DBusValue]
         if case .dictionary(let d)? = p["Metadata"] { metadata = d } else { metadata = [:] }
@@ -76,9 +82,10 @@ enum MPRISImportMapping {
             r["items"] = []
             r["status"] = "idle"
         }
-        let rate = p["Rate"]?.doubleValue ?? 1
-        r["rate"] = .double(status == "Playing" ? (rate > 0 ? rate : 1) : 0)
-        if hasItem, let position, position >= 0 { r["elapsed"] = .double(Double(position) / 1_000_000) }
+        // A rate that is not finite, not above 0 or above `maxRate` is absent: 1 while playing.
+        let playingRate: Double = rate(p["Rate"]) ?? 1
+        r["rate"] = .double(status == "Playing" ? playingRate : 0)
+        if hasItem, let position, let elapsed = Microseconds.boundedSeconds(position) { r["elapsed"] = .double(elapsed) }
         switch p["LoopStatus"]?.stringValue {
         case "Track": r["repeatMode"] = "one"
         case "Playlist": r["repeatMode"] = "all"
@@ -130,19 +137,23 @@ enum MPRISImportMapping {
         case "nextTrack": return .method("Next", [])
         case "previousTrack": return .method("Previous", [])
         case "skipForward", "skipBackward":
+            // Saturating and clamped to ±10⁹ s: no interval a client sends traps here.
             guard let i = number("interval") else { return nil }
-            let us = Int64((event["command"] == "skipForward" ? i : -i) * 1_000_000)
-            return .method("Seek", [.int64(us)])
+            let forward = event["command"]?.stringValue == "skipForward"
+            let signed: Double = forward ? i : -i
+            return .method("Seek", [.int64(clampedMicroseconds(signed))])
         case "changePlaybackPosition":
             guard let s = number("position"), s >= 0 else { return nil }
-            // SetPosition needs the current track's id; without one, Seek by the difference.
+            let target = clampedMicroseconds(s)
+            // SetPosition needs the current track's id; without one, Seek by the difference
+            // from the last position the player gave (unknown, or out of range: no seek).
             if case .dictionary(let m)? = p["Metadata"], let track = m["mpris:trackid"]?.stringValue {
-                return .method("SetPosition", [.objectPath(track), .int64(Int64(s * 1_000_000))])
+                return .method("SetPosition", [.objectPath(track), .int64(target)])
             }
-            guard let position else { return nil }
-            return .method("Seek", [.int64(Int64(s * 1_000_000) - position)])
+            guard let position, Microseconds.boundedSeconds(position) != nil else { return nil }
+            return .method("Seek", [.int64(Microseconds.difference(target, position))])
         case "changePlaybackRate":
-            guard let r = number("rate"), r > 0 else { return nil }
+            guard let r = number("rate"), r > 0, r <= maxRate else { return nil }
             return .set("Rate", .double(r))
         case "changeRepeatMode":
             switch event["repeatType"]?.stringValue {
@@ -159,6 +170,14 @@ enum MPRISImportMapping {
             }
         default: return nil
         }
+    }
+}
+
+extension MPRISImportMapping {
+    /// Seconds → µs within ±`Microseconds.maxSeconds` (the bound the socket also enforces).
+    static func clampedMicroseconds(_ seconds: Double) -> Int64 {
+        let clamped = min(max(seconds, -Microseconds.maxSeconds), Microseconds.maxSeconds)
+        return Microseconds.from(seconds: clamped)
     }
 }
 

@@ -9,8 +9,12 @@ public struct MPRISImportOptions: Sendable, Equatable {
     public var interruptImported = true
     /// Player names not to import (`vlc`, `firefox.instance_1_2`, or the whole bus name).
     public var ignore: [String] = []
-    /// At most this many imported players at once (each is an app connection).
+    /// At most this many imported players at once (each is an app connection); the others wait
+    /// for a slot (see `ImportSlots`).
     public var maxPlayers = 32
+    /// At most this many players waiting for a slot (the longest-waiting silent one is dropped
+    /// for a newcomer; a dropped name comes back when it next claims its name).
+    public var maxWaiting = 256
 
     public init(address: String, interruptImported: Bool = true, ignore: [String] = []) {
         self.address = address
@@ -32,11 +36,22 @@ public final class MPRISImportPlugin: SessionPlugin {
     private var context: PluginContext?
     private var client: DBusClient?
     private var players: [String: ImportedPlayer] = [:]
+    /// Who holds a slot and who waits (by bus name).
+    private var slots: ImportSlots
+    /// Waiting players' owners (unique names), to read their signals.
+    private var waitingOwners: [String: String] = [:]
+    /// The waiting list's "full" was logged (once until it has room again: no line per churn).
+    private var loggedWaitingFull = false
 
-    public init(options: MPRISImportOptions) { self.options = options }
+    public init(options: MPRISImportOptions) {
+        self.options = options
+        slots = ImportSlots(capacity: options.maxPlayers, waitingCapacity: options.maxWaiting)
+    }
 
     /// Imported players by bus name (for tests and stats).
     var playerNames: [String] { players.keys.sorted() }
+    /// Players waiting for a slot, by bus name.
+    var waitingNames: [String] { waitingOwners.keys.sorted() }
 
     public func attach(_ c: PluginContext) {
         context = c
@@ -60,13 +75,12 @@ public final class MPRISImportPlugin: SessionPlugin {
                 if s.arguments.count > 1, case .dictionary(let d) = s.arguments[1] { changed = d }
                 var invalidated: [String] = []
                 if s.arguments.count > 2, case .strings(let l) = s.arguments[2] { invalidated = l }
-                for p in self?.players(of: s.sender) ?? [] {
-                    p.propertiesChanged(interface: iface, changed: changed, invalidated: invalidated)
-                }
+                self?.propertiesChanged(from: s.sender, interface: iface, changed: changed, invalidated: invalidated)
             }
             _ = try client.addMatch(path: MPRISImportMapping.objectPath, interface: MPRISImportMapping.playerInterface,
                                     member: "Seeked") { [weak self] s in
-                guard let position = s.arguments.first?.int64Value else { return }
+                // An out-of-range position (INT64_MIN from a player without track ids) is not known.
+                let position = MPRISImportMapping.microseconds(s.arguments.first)
                 for p in self?.players(of: s.sender) ?? [] { p.seeked(to: position) }
             }
         } catch {
@@ -99,22 +113,88 @@ public final class MPRISImportPlugin: SessionPlugin {
         players.values.filter { $0.owner == sender }
     }
 
+    private func propertiesChanged(from sender: String, interface: String, changed: [String: DBusValue], invalidated: [String]) {
+        for p in players(of: sender) {
+            let wasPlaying = p.isPlaying
+            p.propertiesChanged(interface: interface, changed: changed, invalidated: invalidated)
+            // Silent from the moment it stops playing, not from when it started.
+            if wasPlaying || p.isPlaying { slots.heard(p.busName) }
+        }
+        guard interface == MPRISImportMapping.playerInterface, let status = changed["PlaybackStatus"]?.stringValue else { return }
+        for (name, owner) in waitingOwners where owner == sender {
+            waitingStatus(name, playing: status == "Playing")
+        }
+    }
+
     private func ownerChanged(_ name: String, old: String, new: String) {
         guard MPRISImportMapping.isImportable(name, ignore: options.ignore) else { return }
-        if !old.isEmpty, let p = players[name] {
-            players[name] = nil
-            p.close()
-        }
+        if !old.isEmpty { left(name) }
         if !new.isEmpty { appeared(name, owner: new) }
     }
 
     private func appeared(_ name: String, owner: String) {
-        guard let context, let client, players[name] == nil else { return }
+        guard context != nil, client != nil, players[name] == nil, waitingOwners[name] == nil else { return }
         // One process, several names (a player that also claims a generic name): import it once.
-        guard !players.values.contains(where: { $0.owner == owner }) else { return }
-        guard players.count < options.maxPlayers else {
-            return log("not importing \(name): already \(options.maxPlayers) imported players (the limit)")
+        guard !players.values.contains(where: { $0.owner == owner }), !waitingOwners.values.contains(owner) else { return }
+        switch slots.arrive(name) {
+        case .imported:
+            startPlayer(name, owner: owner)
+        case .waiting(let dropped):
+            if let dropped {
+                waitingOwners[dropped] = nil
+                if !loggedWaitingFull {
+                    loggedWaitingFull = true
+                    log("\(options.maxWaiting) players wait for a slot (the limit): the longest-waiting silent one is dropped for each newcomer")
+                }
+            }
+            wait(name, owner: owner)
+        case .refused:
+            guard !loggedWaitingFull else { return }
+            loggedWaitingFull = true
+            log("not importing \(name): \(options.maxPlayers) imported and \(options.maxWaiting) playing players waiting (the limits)")
         }
+    }
+
+    /// On the waiting list: one `Get` of its status (a player that already plays takes a slot
+    /// now); later `PropertiesChanged` signals say when it starts.
+    private func wait(_ name: String, owner: String) {
+        // Logged when the list starts, not for each of a churning flood.
+        if waitingOwners.isEmpty { log("\(name) waits for a slot: \(options.maxPlayers) players imported (the limit)") }
+        waitingOwners[name] = owner
+        client?.call(name, path: MPRISImportMapping.objectPath, interface: "org.freedesktop.DBus.Properties",
+                     member: "Get", arguments: [.string(MPRISImportMapping.playerInterface), .string("PlaybackStatus")]) {
+            [weak self] result in
+            guard let self, self.waitingOwners[name] == owner, case .success(let a) = result,
+                  a.first?.stringValue == "Playing" else { return }
+            self.waitingStatus(name, playing: true)
+        }
+    }
+
+    private func waitingStatus(_ name: String, playing: Bool) {
+        guard let owner = waitingOwners[name] else { return }
+        let evicted = slots.waitingStatus(name, playing: playing) { self.players[$0]?.isPlaying ?? false }
+        guard slotTaken(name) else { return }
+        waitingOwners[name] = nil
+        if let evicted, let p = players.removeValue(forKey: evicted) {
+            log("\(name) plays: it takes the slot of \(evicted), the longest silent")
+            p.close()
+            waitingOwners[evicted] = p.owner
+        }
+        startPlayer(name, owner: owner)
+    }
+
+    private func slotTaken(_ name: String) -> Bool { slots.imported[name] != nil }
+
+    private func left(_ name: String) {
+        waitingOwners[name] = nil
+        if waitingOwners.count < options.maxWaiting { loggedWaitingFull = false }
+        if let p = players.removeValue(forKey: name) { p.close() }
+        guard let next = slots.leave(name), let owner = waitingOwners.removeValue(forKey: next) else { return }
+        startPlayer(next, owner: owner)
+    }
+
+    private func startPlayer(_ name: String, owner: String) {
+        guard let context, let client else { return }
         let p = ImportedPlayer(busName: name, owner: owner, client: client, interruptImported: options.interruptImported) {
             [weak self] in self?.log($0)
         }
@@ -125,6 +205,8 @@ public final class MPRISImportPlugin: SessionPlugin {
     private func dropAll() {
         for p in players.values { p.close() }
         players.removeAll()
+        waitingOwners.removeAll()
+        slots.removeAll()
     }
 
     private func log(_ message: String) {

@@ -14,6 +14,8 @@ struct MPVCommandPlan: Equatable {
     var ignoresRefusal = false
     /// The shuffle mode to report from now on (mpv has none to read back).
     var shuffle: String?
+    /// The plan ends the queue at the end of its last item (a seek there): the report says so.
+    var endsQueue = false
 
     /// The commands this plugin handles (`addTarget`s it registers on its sessions).
     static let handled = [
@@ -22,9 +24,10 @@ struct MPVCommandPlan: Equatable {
         "changeShuffleMode",
     ]
 
-    /// The plan for `event` (a `command.handle` request's params) given mpv's state, or the
-    /// status to answer at once (nothing loaded: `noActionableNowPlayingItem`).
-    static func make(_ event: JSON, state: MPVState) -> Result<MPVCommandPlan, StatusOnly> {
+    /// The plan for `event` (a `command.handle` request's params) given mpv's state and the
+    /// position now as readers infer it (`elapsed`, for relative skips), or the status to answer
+    /// at once (nothing loaded: `noActionableNowPlayingItem`).
+    static func make(_ event: JSON, state: MPVState, elapsed: Double? = nil) -> Result<MPVCommandPlan, StatusOnly> {
         guard let command = event["command"]?.stringValue else { return .failure(.init(.commandFailed)) }
         guard state.hasItems else { return .failure(.init(.noActionableNowPlayingItem)) }
         func number(_ key: String) -> Double? { event[key]?.doubleValue.flatMap { $0.isFinite ? $0 : nil } }
@@ -57,9 +60,11 @@ struct MPVCommandPlan: Equatable {
             // The host fills `interval` from preferredIntervals[0] when the sender gave none.
             guard let interval = number("interval") else { return .failure(.init(.commandFailed)) }
             let signed = command == "skipForward" ? interval : -interval
+            if signed > 0, let e = elapsed, let d = state.duration, state.current != nil, e + signed >= d { return .success(toEnd(state)) }
             return .success(.init(commands: [["seek", .double(signed), "relative+exact"]], awaitsRestart: true))
         case "changePlaybackPosition":
             guard let position = number("position"), position >= 0 else { return .failure(.init(.commandFailed)) }
+            if let d = state.duration, state.current != nil, position >= d { return .success(toEnd(state)) }
             return .success(.init(commands: [["seek", .double(position), "absolute+exact"]], awaitsRestart: true))
         case "changePlaybackRate":
             guard let rate = number("rate"), rate > 0 else { return .failure(.init(.commandFailed)) }
@@ -86,6 +91,19 @@ struct MPVCommandPlan: Equatable {
         default:
             return .failure(.init(.commandFailed))
         }
+    }
+
+    /// A seek to the end of the current item, or past it: what mpv does when it plays to there,
+    /// in one step. (A seek there lands, restarts playback at the end — which answered the
+    /// command — and only then does mpv end the file and open the next or go idle: the answer
+    /// showed the item before, or the next one half-loaded and paused at 0:00, at random;
+    /// issue 22 item 10.) The file loops, or the next item plays (the first, the playlist
+    /// looping), or the queue ends at the end of the last, mpv idle.
+    static func toEnd(_ state: MPVState) -> MPVCommandPlan {
+        if state.loopFile { return .init(commands: [["seek", 0, "absolute+exact"]], awaitsRestart: true) }
+        let last = state.playlistPos >= state.playlist.count - 1 && !state.loopPlaylist
+        // `force`: at the last item mpv stops playback (idle, the playlist kept) instead of refusing.
+        return .init(commands: [["playlist-next", "force"]], awaitsRestart: true, endsQueue: last)
     }
 
     /// A status answered without asking mpv (a `Result` needs an `Error`).

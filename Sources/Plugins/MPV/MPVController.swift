@@ -302,6 +302,7 @@ final class MPVController {
         case "start-file":
             loadingFile = true
             holdSince = EventLoop.hrtime()
+            state.endedFile = nil
         case "seek":
             if !seeking { seeking = true; holdSince = EventLoop.hrtime() }
         case "playback-restart":
@@ -311,6 +312,10 @@ final class MPVController {
             fireRestartWaiters()
             syncNow {}
         case "end-file":
+            // Played (or seeked) to its end: if nothing starts after it, the queue ended there.
+            if o["reason"]?.stringValue == "eof", state.playlist.indices.contains(state.lastIndex) {
+                state.endedFile = state.playlist[state.lastIndex].filename
+            }
             // A file that failed to open never restarts playback: release whoever waits.
             if o["reason"]?.stringValue == "error" {
                 log("mpv could not play \(o["file_error"]?.stringValue ?? "a file") in session \(session)")
@@ -416,11 +421,13 @@ final class MPVController {
     func perform(_ event: JSON, _ reply: @escaping (CommandStatus) -> Void) {
         guard phase == .running, let c = connection, restoreStage == nil else { return reply(.commandFailed) }
         let plan: MPVCommandPlan
-        switch MPVCommandPlan.make(event, state: state) {
+        switch MPVCommandPlan.make(event, state: state, elapsed: inferredElapsed) {
         case .failure(let s): return reply(s.status)
         case .success(let p): plan = p
         }
         if let s = plan.shuffle { state.shuffle = s }
+        // Going idle ends the queue there: the report says the end of this item (see MPVState).
+        if plan.endsQueue { state.endedFile = state.current?.filename }
         if plan.commands.contains(where: { $0.first == "seek" }) {
             seeking = true
             holdSince = EventLoop.hrtime()
@@ -438,37 +445,16 @@ final class MPVController {
                     self.log("mpv refused \(command.first?.stringValue ?? "?") in session \(self.session): \(e.message)")
                     return self.syncNow { reply(plan.refusedStatus) }
                 }
-                if plan.awaitsRestart {
+                // (The queue ended already: mpv went idle before its answer was read.)
+                if plan.endsQueue, self.state.idleActive, self.state.playlistPos < 0 {
+                    self.syncNow { reply(.success) }
+                } else if plan.awaitsRestart {
                     self.afterRestart(timeoutMS: 1200) { self.syncNow { reply(.success) } }
                 } else {
                     self.syncNow { reply(.success) }
                 }
             }
         }
-    }
-
-    /// Loads `urls` (appended, or replacing the queue); `completion` gets nil once mpv took them
-    /// and, if they started playback, once the first one plays and the host knows it.
-    func load(_ urls: [String], replace: Bool, _ completion: @escaping (MPVError?) -> Void) {
-        whenReady({ [weak self] in
-            guard let self, let c = self.connection else { return completion(MPVError("mpv is not running")) }
-            let starts = replace || !self.state.hasItems || self.state.current == nil
-            var firstError: MPVError?
-            for (i, url) in urls.enumerated() {
-                let mode: JSON = replace && i == 0 ? "replace" : "append-play"
-                let last = i == urls.count - 1
-                c.command(["loadfile", .string(url), mode]) { [weak self] result in
-                    if case .failure(let e) = result, firstError == nil { firstError = MPVError("\(url): \(e.message)") }
-                    guard last, let self else { return }
-                    if let e = firstError { return completion(e) }
-                    if starts {
-                        self.afterRestart(timeoutMS: 5000) { self.syncNow { completion(nil) } }
-                    } else {
-                        self.syncNow { completion(nil) }
-                    }
-                }
-            }
-        }, otherwise: { completion($0) })
     }
 
     /// An audio interruption of the session: mpv pauses, and resumes at its end if it was

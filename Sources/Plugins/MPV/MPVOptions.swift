@@ -6,9 +6,12 @@ import PlayerHost
 public struct MPVOptions: Sendable, Equatable {
     /// The mpv executable (an absolute path, found in PATH by `locate`).
     public var executable: String
-    /// `--ao`; `null` (the default) plays nowhere, for headless hosts and tests.
+    /// `--ao`: by default `defaultAudioOutput`, the system's output as mpv would pick it, and
+    /// `null` when there is none; `null` alone plays nowhere (the demo's and the tests' choice).
     public var audioOutput: String
-    /// `--vo`; `null` by default.
+    /// `--audio-device` (nil: the output's default device).
+    public var audioDevice: String?
+    /// `--vo`; `null` by default (a daemon opens no windows unless told to).
     public var videoOutput: String
     /// More mpv arguments, appended last.
     public var extraArguments: [String]
@@ -32,8 +35,15 @@ public struct MPVOptions: Sendable, Equatable {
     public var maxSessions = MPVOptions.defaultMaxSessions
     /// `max_sessions` when the configuration does not say.
     public static let defaultMaxSessions = 16
+    /// `--ao` when neither the environment nor the configuration says: mpv's own probing order
+    /// (`mpv --ao=help` lists it; mpv 0.35 tries pipewire, pulse, alsa, jack, sdl and stops),
+    /// then `null`. Without that last entry an mpv that finds no audio server fails to play at
+    /// all (`--audio-fallback-to-null` does not cover the probe failing), and the queue stalls.
+    public static let defaultAudioOutput = "pipewire,pulse,alsa,jack,sdl,null"
+    /// `--vo` when neither the environment nor the configuration says.
+    public static let defaultVideoOutput = "null"
 
-    public init(executable: String, audioOutput: String = "null", videoOutput: String = "null",
+    public init(executable: String, audioOutput: String = MPVOptions.defaultAudioOutput, videoOutput: String = "null",
                 extraArguments: [String] = [], parentDeathWrapper: String? = nil,
                 policy: MPVRequestPolicy = MPVRequestPolicy(), environment: [String: String]? = nil) {
         self.executable = executable
@@ -45,27 +55,37 @@ public struct MPVOptions: Sendable, Equatable {
         self.environment = environment
     }
 
+    /// `PLAYERHOST_MPV_AO` and `PLAYERHOST_MPV_VO` as the daemon was started with (non-empty
+    /// only): they override the configuration's `[mpv] ao`/`vo`, at start and at every reload.
+    public var environmentAudioOutput: String?
+    public var environmentVideoOutput: String?
+
     /// From the environment: `PLAYERHOST_MPV` (the binary; default `mpv` in PATH; empty or
-    /// `off` disables), `PLAYERHOST_MPV_AO`, `PLAYERHOST_MPV_VO` (default `null`; the operator's
-    /// choice, not limited like a request's), and the configuration's `[mpv]` table. Nil when no
-    /// mpv is found.
+    /// `off` disables), `PLAYERHOST_MPV_AO`, `PLAYERHOST_MPV_VO` (the operator's choice, not
+    /// limited like a request's), and the configuration's `[mpv]` table (see `apply`). Nil when
+    /// no mpv is found.
     public static func fromEnvironment(_ env: [String: String] = SocketLocation.currentEnvironment(),
                                        config: MPVConfig? = nil) -> MPVOptions? {
         let wanted = env["PLAYERHOST_MPV"] ?? "mpv"
         guard wanted != "", wanted != "off", let path = locate(wanted, path: env["PATH"]) else { return nil }
-        return MPVOptions(executable: path,
-                          audioOutput: env["PLAYERHOST_MPV_AO"].flatMap { $0.isEmpty ? nil : $0 } ?? "null",
-                          videoOutput: env["PLAYERHOST_MPV_VO"].flatMap { $0.isEmpty ? nil : $0 } ?? "null",
-                          parentDeathWrapper: locate("setpriv", path: env["PATH"]),
-                          policy: MPVRequestPolicy(extraSchemes: config?.urlSchemes ?? []),
-                          environment: MPVRequestPolicy.childEnvironment(env))
-            .with(maxSessions: config?.maxSessions)
+        var o = MPVOptions(executable: path,
+                           parentDeathWrapper: locate("setpriv", path: env["PATH"]),
+                           policy: MPVRequestPolicy(extraSchemes: config?.urlSchemes ?? []),
+                           environment: MPVRequestPolicy.childEnvironment(env))
+        o.environmentAudioOutput = env["PLAYERHOST_MPV_AO"].flatMap { $0.isEmpty ? nil : $0 }
+        o.environmentVideoOutput = env["PLAYERHOST_MPV_VO"].flatMap { $0.isEmpty ? nil : $0 }
+        o.apply(config)
+        return o
     }
 
-    private func with(maxSessions n: Int?) -> MPVOptions {
-        var o = self
-        if let n { o.maxSessions = max(1, n) }
-        return o
+    /// Takes the configuration's `[mpv]` settings that apply to players started from now on
+    /// (a reload calls it too): `max_sessions`; `ao`, `audio_device` and `vo`, under the
+    /// environment's `PLAYERHOST_MPV_AO`/`_VO`, else the defaults.
+    public mutating func apply(_ config: MPVConfig?) {
+        maxSessions = config?.maxSessions.map { max(1, $0) } ?? Self.defaultMaxSessions
+        audioOutput = environmentAudioOutput ?? config?.audioOutput ?? Self.defaultAudioOutput
+        videoOutput = environmentVideoOutput ?? config?.videoOutput ?? Self.defaultVideoOutput
+        audioDevice = config?.audioDevice
     }
 
     /// `name` itself if it has a slash and is executable, else the first executable `name` in
@@ -88,9 +108,13 @@ public struct MPVOptions: Sendable, Equatable {
             // Never block on a missing device or ask a question nobody can answer.
             "--audio-fallback-to-null=yes", "--force-window=no",
         ]
+        // (A request choosing its output chooses the device too: the configured one is the
+        // configured output's.)
+        if ao == nil, let device = audioDevice, !device.isEmpty { mpv.append("--audio-device=\(device)") }
         // The null output pretends to be a device with 0.2 s of buffer, which mpv subtracts from
-        // time-pos: every seek while paused would land 0.2 s short. Nobody hears it; keep it small.
-        if audio == "null" { mpv.append("--ao-null-buffer=0.05") }
+        // time-pos: every seek while paused would land 0.2 s short. Nobody hears it; keep it small
+        // (an option of the null output only: with a list, it applies if null is what mpv picks).
+        if audio.split(separator: ",").contains("null") { mpv.append("--ao-null-buffer=0.05") }
         mpv += extraArguments
         if let wrapper = parentDeathWrapper {
             return (wrapper, ["--pdeathsig", "KILL", "--", executable] + mpv)

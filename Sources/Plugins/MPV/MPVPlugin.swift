@@ -3,8 +3,10 @@ import PlayerHost
 
 /// Real playback: sessions whose player is an `mpv` child process driven over its JSON IPC.
 ///
-/// It offers `mpv.open {session?, urls, replace?}` (what `npctl open` calls) and `mpv.status
-/// {session?}` through the host. `mpv.open` creates, if needed, an externally driven session
+/// It offers `mpv.open {session?, urls, append?, next?, ao?, vo?}` (what `npctl open` calls: by
+/// default the files replace the queue and the first plays, as `mpv FILE` does), the queue edits
+/// `mpv.clear`, `mpv.remove`, `mpv.move` and `mpv.jump` (see `+Queue`), and `mpv.status
+/// {session?}`, through the host. `mpv.open` creates, if needed, an externally driven session
 /// (kind `mpv`, category playback, activated) whose command center targets this plugin, starts
 /// its mpv and loads the files. mpv's state reaches the host as `player.sync` reports at key
 /// moments (see `MPVController`). It is an app of its own (`mpv`): its sessions go with it.
@@ -16,9 +18,9 @@ import PlayerHost
 public final class MPVPlugin: SessionPlugin {
     public let name = "mpv"
     public private(set) var options: MPVOptions
-    private var context: PluginContext?
+    private(set) var context: PluginContext?
     private var controllers: [String: MPVController] = [:]
-    /// Sessions by last use: `mpv.open` without a session adds to the most recent one.
+    /// Sessions by last use: `mpv.open` without a session goes to the most recent one.
     private var recent: [String] = []
     private var socketDirectory: String?
     private var socketCounter = 0
@@ -45,7 +47,7 @@ public final class MPVPlugin: SessionPlugin {
 
     public func attach(_ c: PluginContext) {
         context = c
-        c.provide("mpv.open", summary: "Open files or URLs in an mpv session (created if needed): {session?, urls, replace?, ao?, vo?} → the session.") {
+        c.provide("mpv.open", summary: "Open files or URLs in an mpv session (created if needed): {session?, urls, append?, next?, ao?, vo?} → the session. By default they replace the queue and the first plays; append: after the last item, next: after the current one (neither changes what plays).") {
             [weak self] params, reply in
             guard let self else { return reply(.failure(RPCError(.shuttingDown, "the mpv plugin is detached"))) }
             self.open(params, reply)
@@ -58,6 +60,7 @@ public final class MPVPlugin: SessionPlugin {
             }
             reply(.success(ctl.statusJSON))
         }
+        provideQueueEdits(c)
         // To learn that one of our sessions was closed (by anyone) and stop its mpv.
         c.subscribe(["sessions"])
         c.onEvent = { [weak self] event in self?.event(event) }
@@ -72,9 +75,10 @@ public final class MPVPlugin: SessionPlugin {
     }
 
     /// A reload applies `[mpv] max_sessions` to the next `mpv.open` (sessions over a lowered
-    /// cap go on; new ones wait until enough are closed).
+    /// cap go on; new ones wait until enough are closed), and `ao`, `audio_device` and `vo` to
+    /// the players started from then on (a running mpv keeps its output).
     public func reload(_ config: HostConfig) {
-        options.maxSessions = config.mpv?.maxSessions.map { max(1, $0) } ?? MPVOptions.defaultMaxSessions
+        options.apply(config.mpv)
     }
 
     public func detach() {
@@ -95,12 +99,12 @@ public final class MPVPlugin: SessionPlugin {
         socketDirectory = nil
     }
 
-    private func controller(named id: String?) -> MPVController? {
+    func controller(named id: String?) -> MPVController? {
         if let id { return controllers[id] }
         return recent.last.flatMap { controllers[$0] }
     }
 
-    private func touch(_ id: String) {
+    func touch(_ id: String) {
         recent.removeAll { $0 == id }
         recent.append(id)
     }
@@ -124,7 +128,7 @@ public final class MPVPlugin: SessionPlugin {
 
     private func open(_ p: [String: JSON], _ reply: @escaping (Result<JSON, RPCError>) -> Void) {
         guard let c = context else { return reply(.failure(RPCError(.shuttingDown, "the mpv plugin is detached"))) }
-        for key in p.keys where !["session", "urls", "replace", "ao", "vo"].contains(key) {
+        for key in p.keys where !["session", "urls", "replace", "append", "next", "ao", "vo"].contains(key) {
             return reply(.failure(.invalidParams("mpv.open has no parameter '\(key)'", param: key)))
         }
         guard let list = p["urls"]?.arrayValue, !list.isEmpty else {
@@ -143,14 +147,20 @@ public final class MPVPlugin: SessionPlugin {
             guard let name = value.stringValue else { return reply(.failure(.invalidParams("\(key): a string is required", param: key))) }
             if let why = check(name) { return reply(.failure(.invalidParams(why, param: key))) }
         }
-        let replace = p["replace"]?.boolValue ?? false
+        let mode: MPVQueuePlan.LoadMode
+        switch Self.loadMode(p) {
+        case .failure(let e): return reply(.failure(e))
+        case .success(let m): mode = m
+        }
         let named = p["session"]?.stringValue
         let load = { [weak self] (ctl: MPVController) in
             self?.touch(ctl.session)
             if let ao = p["ao"]?.stringValue { ctl.audioOutput = ao }
             if let vo = p["vo"]?.stringValue { ctl.videoOutput = vo }
-            ctl.load(urls, replace: replace) { error in
+            ctl.load(urls, mode: mode) { error in
                 if let error { return reply(.failure(RPCError(.pluginFailure, "mpv: \(error.message)"))) }
+                // Queued (mpc add/insert): what plays, and whether, stays as it was.
+                guard mode == .replace else { return c.call("session.get", ["session": .string(ctl.session)]) { reply($0) } }
                 // Open means play, as a press of play does: the host re-activates an interrupted
                 // session (interrupting the others) before mpv plays, or says why it cannot.
                 // (mpv may still be loading the file: only the host's refusal, which has a reason, fails the open.)
@@ -162,7 +172,9 @@ public final class MPVPlugin: SessionPlugin {
                 }
             }
         }
-        session(named, c) { result in
+        // A session made to queue into does not take the audio (and interrupt what plays): it
+        // activates when it plays (a play re-activates, see `command.send`).
+        session(named, c, activate: mode == .replace) { result in
             switch result {
             case .failure(let e): reply(.failure(e))
             case .success(let ctl): load(ctl)
@@ -170,9 +182,29 @@ public final class MPVPlugin: SessionPlugin {
         }
     }
 
+    /// `mpv.open`'s mode: `append` or `next` (not both), else replace. `replace: false`, what
+    /// appending was asked with before replacing became the default, still appends.
+    static func loadMode(_ p: [String: JSON]) -> Result<MPVQueuePlan.LoadMode, RPCError> {
+        var flags: [String: Bool] = [:]
+        for key in ["replace", "append", "next"] {
+            guard let v = p[key] else { continue }
+            guard let b = v.boolValue else { return .failure(.invalidParams("\(key): a boolean is required", param: key)) }
+            flags[key] = b
+        }
+        let append = flags["append"] ?? false, next = flags["next"] ?? false
+        if append && next { return .failure(.invalidParams("append and next: one or the other", param: "next")) }
+        if flags["replace"] == true && (append || next) {
+            return .failure(.invalidParams("replace and \(append ? "append" : "next"): one or the other", param: "replace"))
+        }
+        if next { return .success(.next) }
+        if append || flags["replace"] == false { return .success(.append) }
+        return .success(.replace)
+    }
+
     /// The controller of session `named` (the most recent one for nil): the existing one, the one
     /// being created (joined), or a new one — unless that would pass `maxSessions`.
-    private func session(_ named: String?, _ c: PluginContext, _ done: @escaping (Result<MPVController, RPCError>) -> Void) {
+    func session(_ named: String?, _ c: PluginContext, activate: Bool = true,
+                 _ done: @escaping (Result<MPVController, RPCError>) -> Void) {
         if let ctl = controller(named: named) { return done(.success(ctl)) }
         let key = named ?? Self.defaultCreation
         if creations[key] != nil {
@@ -186,7 +218,7 @@ public final class MPVPlugin: SessionPlugin {
                                           data: ["limit": "mpv.max_sessions", "value": .int(Int64(limit))])))
         }
         creations[key] = [done]
-        createSession(named, c) { [weak self] result in
+        createSession(named, c, activate: activate) { [weak self] result in
             guard let self else { return }
             let waiting = self.creations.removeValue(forKey: key) ?? []
             let outcome: Result<MPVController, RPCError>
@@ -205,9 +237,10 @@ public final class MPVPlugin: SessionPlugin {
         }
     }
 
-    /// Creates an external session, its audio (playback, active) and its command targets;
-    /// `completion` gets its id once the host has done it all.
-    private func createSession(_ id: String?, _ c: PluginContext, _ completion: @escaping (Result<String, RPCError>) -> Void) {
+    /// Creates an external session, its audio (playback; active unless `activate` is false) and
+    /// its command targets; `completion` gets its id once the host has done it all.
+    private func createSession(_ id: String?, _ c: PluginContext, activate: Bool = true,
+                               _ completion: @escaping (Result<String, RPCError>) -> Void) {
         var create: [String: JSON] = ["kind": "mpv", "driver": "external"]
         if let id { create["id"] = .string(id) }
         c.call("session.create", create) { result in
@@ -227,7 +260,7 @@ public final class MPVPlugin: SessionPlugin {
                     }
                 }
                 // Calls are answered in order: once this one is, the set-up above is done.
-                c.call("audio.activate", ["session": session]) { result in
+                c.call(activate ? "audio.activate" : "session.get", ["session": session]) { result in
                     switch result {
                     case .success: completion(.success(sid))
                     case .failure(let e): completion(.failure(e))
@@ -312,7 +345,7 @@ public final class MPVPlugin: SessionPlugin {
         }
     }
 
-    private func log(_ message: String) {
+    func log(_ message: String) {
         let line = "plugin mpv: \(message)\n"
         _ = line.withCString { write(2, $0, strlen($0)) }
     }

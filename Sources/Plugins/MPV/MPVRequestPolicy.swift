@@ -32,10 +32,12 @@ public struct MPVRequestPolicy: Sendable, Equatable {
         urlSchemes = Set(Self.baseSchemes + extraSchemes.map { $0.lowercased() })
     }
 
-    /// Nil if `ao` may be used, else why not.
+    /// Nil if `ao` may be used, else why not. A list (`pulse,null`: mpv tries each in turn)
+    /// may be used if each of its entries may.
     public func checkAudioOutput(_ ao: String) -> String? {
-        Self.audioOutputs.contains(ao) ? nil
-            : "ao '\(ao)' is not allowed (allowed: \(Self.audioOutputs.joined(separator: ", ")))"
+        let names = ao.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        return names.allSatisfy(Self.audioOutputs.contains) ? nil
+            : "ao '\(ao)' is not allowed (allowed: \(Self.audioOutputs.joined(separator: ", ")), or a comma-separated list of them)"
     }
 
     /// Nil if `vo` may be used, else why not.

@@ -41,6 +41,11 @@ struct MPVState: Equatable {
     var shuffle = "off"
     /// The last valid `playlist-pos`: mpv says -1 once the queue ended, the host keeps an index.
     var lastIndex = 0
+    /// The file mpv last played (or seeked) to its end, until another starts: when mpv is idle
+    /// on it, the queue ended at that file's end. (mpv has no `time-pos` once idle; without this
+    /// the host kept whatever position it last had — 1:55 or 2:00 of a 2:00 item at random, by
+    /// whether a report came between the seek and the end — issue 22 item 10.)
+    var endedFile: String?
     var known: [String: Tags] = [:]
 
     /// Takes one property value (from `property-change` or a `get_property`).
@@ -146,10 +151,17 @@ struct MPVState: Equatable {
             r["rate"] = 0
             return r
         }
-        r["index"] = .int(Int64(playlistPos >= 0 ? playlistPos : min(lastIndex, playlist.count - 1)))
+        let index = playlistPos >= 0 ? playlistPos : min(lastIndex, playlist.count - 1)
+        r["index"] = .int(Int64(index))
         r["status"] = failed ? "failed" : loading ? "loading" : "ready"
         r["rate"] = .double(!failed && !loading && isPlaying ? speed : 0)
         if let e = elapsed, e.isFinite { r["elapsed"] = .double(max(0, e)) }
+        // The queue ended (mpv idle after its last item's end): stopped at the end of that item,
+        // as mpv is (`play` starts the queue over).
+        if playlistPos < 0, idleActive, !failed, let ended = endedFile, playlist[index].filename == ended,
+           let d = known[ended]?.duration, d.isFinite, d >= 0 {
+            r["elapsed"] = .double(d)
+        }
         if current != nil, let d = duration, d.isFinite, d >= 0 { r["duration"] = .double(d) }
         return r
     }
