@@ -153,8 +153,8 @@ public final class MPRISBridge: DBusObjectHandler {
     /// its `playerhost` from it.
     public func shownJSON(language: String?) -> JSON {
         guard let v = currentValue() else { return .null }
-        return NowPlayingSnapshot(session: v.session, info: v.info, playbackState: v.playbackState, timestamp: v.timestamp)
-            .toJSON(language: language)
+        return NowPlayingSnapshot(session: v.session, info: v.info, playbackState: v.playbackState, timestamp: v.timestamp,
+                                  volume: v.volume).toJSON(language: language)
     }
 
     /// The live properties, built once per loop turn (a GetAll or a PropertiesChanged reads a
