@@ -34,8 +34,8 @@ echo
 "$bin/npctl" sessions
 echo
 # Every command suggested here works from the state the demo leaves (NpctlExampleTests
-# runs the same story). mpv started last, so it interrupted the other sessions' audio: pip
-# must get its audio back (activate) before it can become Now Playing (promote).
+# runs the same story). pip has not played yet, so its audio session is not active (sessions
+# activate right before they first play): it must activate before it can become Now Playing.
 cat <<EOF
 npctl is $bin/npctl — try:
   npctl                                     # what is Now Playing, on one line (npctl now)
@@ -43,7 +43,7 @@ npctl is $bin/npctl — try:
   npctl play-pause                          # pause/resume Now Playing, through its command center
   npctl metadata --format '{{artist}} - {{title}}'   # playerctl's templates
   npctl position 30+                        # 30 s forward (also 1:30, -5, 10-)
-  npctl activate pip && npctl promote pip   # pip's audio was interrupted: resume it; PiP expanded → pip is Now Playing
+  npctl activate pip && npctl promote pip   # pip's audio on (as pressing play in it); PiP expanded → pip is Now Playing
   npctl activate main && npctl demote pip   # PiP minimized → main takes over again
   npctl open FILE                           # play a file of yours in the mpv session (npctl add FILE queues it)
   npctl watch                               # live view: space, n, p, ←/→, q

@@ -56,8 +56,12 @@ public final class ClockSessionsPlugin: SessionPlugin {
                 if let r = s.repeatMode { c.send("player.setRepeat", ["session": id, "player": player, "mode": .string(r)]) }
             }
         }
-        if s.activate ?? true { c.send("audio.activate", ["session": id]) }
+        // Activated right before it plays (the seeds' advice), never at start or reload: an
+        // active non-mixable session interrupts other apps, and an idle one paused whatever the
+        // user was listening to (issue 22). Without autoplay, its first play command activates
+        // it (`command.send` re-activates a session that starts playback).
         if s.autoplay ?? false, !items.isEmpty {
+            if s.activate ?? true { c.send("audio.activate", ["session": id]) }
             for p in 0..<players { c.send("player.play", ["session": id, "player": .int(Int64(p))]) }
         }
     }

@@ -6,7 +6,9 @@ import PlayerHostRPC
 /// `npctl doctor [ID]`: the seeds' diagnostic tree, readable. For each session: can it become
 /// active, is it active, is it Now Playing and why; its audio session; every command's
 /// enabled/targets; which info keys are present; and each fault with its fix.
-/// The host's own faults (`host.doctor`: the state file) come first. It is a report, so faults
+/// The host's own faults (`host.doctor`: the state file, MPRIS off and why, failed plugins with
+/// the last lines of their stderr, a missing artwork helper) come first; every fix is a command
+/// line to paste. It is a report, so faults
 /// do not fail it (exit 0); an unknown session does (exit 1). `--json` prints `arbiter.doctor`'s
 /// per-session array as it is; `npctl call host.doctor` gives the host's faults as JSON.
 struct Doctor: ParsableCommand {
@@ -34,13 +36,14 @@ struct Doctor: ParsableCommand {
             let report = try remote.call("arbiter.doctor", p)
             if global.json { return print(JSONPretty.format(report)) }
             let explain = try remote.call("arbiter.explain")
-            // Kinds are only in the session list; the doctor report is keyed by id.
+            // Kinds and app names are only in the session list; the doctor report is keyed by id.
             var kinds: [String: String] = [:]
+            var apps: [String: JSON] = [:]
             for s in try remote.call("session.list").arrayValue ?? [] {
-                if let id = s["id"]?.stringValue { kinds[id] = s["kind"]?.stringValue }
+                if let id = s["id"]?.stringValue { kinds[id] = s["kind"]?.stringValue; apps[id] = s }
             }
             print("Now Playing: \(explain["nowPlaying"]?.stringValue ?? "nothing")")
-            // The host's own faults (the state file); a daemon without host.doctor has none to say.
+            // The host's own faults; a daemon without host.doctor has none to say.
             let hostFaults = (try? remote.call("host.doctor"))?.arrayValue ?? []
             if hostFaults.isEmpty {
                 print("host: ✓ no faults")
@@ -52,7 +55,8 @@ struct Doctor: ParsableCommand {
             if sessions.isEmpty { print("no sessions") }
             for s in sessions {
                 print("")
-                for line in Self.describe(s, kind: kinds[s["session"]?.stringValue ?? ""]) { print(line) }
+                let id = s["session"]?.stringValue ?? ""
+                for line in Self.describe(s, kind: kinds[id], listed: apps[id]) { print(line) }
             }
         }
     }
@@ -60,10 +64,16 @@ struct Doctor: ParsableCommand {
     static func mark(_ ok: Bool) -> String { ok ? "✓" : "✗" }
 
     /// One session's report as lines.
-    static func describe(_ s: JSON, kind: String?) -> [String] {
+    /// `listed`: the session's `session.list` entry, for the app's own name and desktop entry.
+    static func describe(_ s: JSON, kind: String?, listed: JSON? = nil) -> [String] {
         let id = s["session"]?.stringValue ?? "?"
         let e = s["explanation"] ?? [:]
-        var out = ["\(id) — kind \(kind ?? "?"), app \(e["app"]?.stringValue ?? "?")"]
+        var app = e["app"]?.stringValue ?? "?"
+        if let listed, listed["app"]?.stringValue == app {
+            app = appLabel(listed)
+            if let d = listed["desktopEntry"]?.stringValue { app += ", desktop entry \(d)" }
+        }
+        var out = ["\(id) — kind \(kind ?? "?"), app \(app)"]
         let eligible = e["eligible"] == true
         out.append("  \(mark(eligible)) " + (eligible ? "can become active" : "cannot become active (see faults)"))
         out.append("  \(mark(e["isActive"] == true)) \(e["isActive"] == true ? "active" : "not active"): \(e["activeReason"]?.stringValue ?? "")")
@@ -83,14 +93,35 @@ struct Doctor: ParsableCommand {
         return out
     }
 
-    /// `✗ error: message` and its `fix:` line, per fault.
+    /// `✗ error: message`, its `fix:` line, and a failed plugin's last stderr lines, per fault.
     static func faultLines(_ faults: [JSON]) -> [String] {
         var out: [String] = []
         for f in faults {
             let severity = f["severity"]?.stringValue ?? "error"
             let sign = severity == "error" ? "✗" : severity == "warning" ? "!" : "i"
             out.append("\(sign) \(severity): \(f["message"]?.stringValue ?? "?")")
+            let stderr = f["stderr"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            if !stderr.isEmpty {
+                out.append("    last lines of its stderr:")
+                out += stderr.map { "    | " + printable($0) }
+            }
             if let fix = f["fix"]?.stringValue { out.append("    fix: \(fix)") }
+        }
+        return out
+    }
+
+    /// A plugin's line with its control characters (terminal escapes) shown as `^[`-style
+    /// text: what a plugin wrote must not drive the user's terminal.
+    static func printable(_ line: String) -> String {
+        var out = ""
+        for u in line.unicodeScalars {
+            if u.value < 0x20 && u != "\t" {
+                out += "^" + String(UnicodeScalar(UInt8(u.value + 0x40)))
+            } else if u.value == 0x7F || (0x80..<0xA0).contains(u.value) {
+                out += "?"
+            } else {
+                out.unicodeScalars.append(u)
+            }
         }
         return out
     }

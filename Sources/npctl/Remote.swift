@@ -129,7 +129,8 @@ struct Remote {
         if global.json { print(r.jsonString) }
         let status = r["status"]?.stringValue ?? "unknown"
         if status != "success" {
-            let message = "\(command) on \(r["session"]?.stringValue ?? "?"): \(status)"
+            // The daemon's sentence (`no next item in the queue of mpv`); the code is in --json.
+            let message = r["message"]?.stringValue ?? "\(command) on \(r["session"]?.stringValue ?? "?"): \(status)"
             guard asPlayerctl, !global.json else { throw Failure(message) }
             if isatty(2) != 0, !playerctlOptions.noMessages { Stderr.write("npctl: \(message)\n") }
         }
@@ -154,7 +155,10 @@ struct Remote {
                 if global.json { print(r.jsonString) }
                 sent += 1
                 let status = r["status"]?.stringValue ?? "unknown"
-                if status != "success" { failed += 1; Stderr.write("npctl: \(command) on \(id): \(status)\n") }
+                if status != "success" {
+                    failed += 1
+                    Stderr.write("npctl: \(r["message"]?.stringValue ?? "\(command) on \(id): \(status)")\n")
+                }
             } catch {
                 if Self.isUnavailable(error) { continue }
                 throw Self.failure(error)

@@ -23,13 +23,21 @@ struct Sessions: ParsableCommand {
             var rows = [["", "ID", "KIND", "APP", "ACTIVE", "STATE", "CAN-BECOME-ACTIVE"]]
             for s in list.arrayValue ?? [] {
                 rows.append([s["isNowPlaying"] == true ? "*" : "", s["id"]?.stringValue ?? "?", s["kind"]?.stringValue ?? "?",
-                             s["app"]?.stringValue ?? "?", yesNo(s["isActive"]), s["playbackState"]?.stringValue ?? "?",
+                             appLabel(s), yesNo(s["isActive"]), s["playbackState"]?.stringValue ?? "?",
                              yesNo(s["canBecomeActive"])])
             }
             if rows.count == 1 { return print("no sessions") }
             for line in Table.render(rows) { print(line) }
         }
     }
+}
+
+/// The app of a session or report as a person knows it: its id, and the name it gave when that
+/// says more (an imported player's Identity: `fake-player (Fake Player)`).
+func appLabel(_ s: JSON) -> String {
+    let id = s["app"]?.stringValue ?? "?"
+    guard let name = s["appName"]?.stringValue, name != id else { return id }
+    return "\(id) (\(name))"
 }
 
 /// Left-aligned columns, two spaces apart, trailing spaces trimmed.

@@ -225,7 +225,8 @@ struct WatchLoop {
             if let session { p["session"] = .string(session) }
             do throws(ClientError) {
                 let r = try remote.client.call("command.send", p)
-                return "\(command) on \(r["session"]?.stringValue ?? "?"): \(r["status"]?.stringValue ?? "?")"
+                // A failure in the daemon's words (`no next item in the queue of mpv`).
+                return r["message"]?.stringValue ?? "\(command) on \(r["session"]?.stringValue ?? "?"): \(r["status"]?.stringValue ?? "?")"
             } catch { return Remote.failure(error).message }
         }
         func call(_ method: String, _ id: String, done: String) -> String {

@@ -8,6 +8,7 @@
 //
 //   {"id": N, "op": "embedded", "media": PATH, "out": PATH}   the media file's attached picture
 //   {"id": N, "op": "image", "in": PATH, "out": PATH}         validate an image file, copy it to out
+//   {"id": N, "op": "data", "uri": "data:…", "out": PATH}     decode a data: URI, validate, write
 //   {"id": N, "op": "fetch", "url": URL, "out": PATH, "timeoutMs": T, "maxRedirects": R}
 //                                                             fetch an http(s) image, validate, write
 //   {"id": N, "op": "thumbnail", "in": PATH, "out": PATH, "width": W, "height": H}
@@ -79,9 +80,9 @@ func handle(_ request: JSON) throws -> [String: JSON] {
         switch request["op"]?.stringValue {
         case "embedded":
             let media = try path("media"), out = try path("out")
-            // Opened here (no symlink, no FIFO, a regular file), then read by libavformat through
-            // the descriptor: the file it reads is the one checked.
-            let (fd, _) = try Files.openRegular(media)
+            // Opened here (a link followed to its target, no FIFO, a regular file), then read by
+            // libavformat through the descriptor: the file it reads is the one checked.
+            let (fd, _) = try Files.openRegular(media, followLinks: true)
             defer { close(fd) }
             var data: UnsafeMutablePointer<UInt8>?
             var len = 0
@@ -93,7 +94,12 @@ func handle(_ request: JSON) throws -> [String: JSON] {
             return try accept(UnsafeRawBufferPointer(start: data, count: len), out: out, bounds: bounds)
         case "image":
             let input = try path("in"), out = try path("out")
-            let bytes = try Files.read(input, limit: bounds.maxBytes)
+            let bytes = try Files.read(input, limit: bounds.maxBytes, followLinks: true)
+            return try bytes.withUnsafeBytes { try accept($0, out: out, bounds: bounds) }
+        case "data":
+            guard let uri = request["uri"]?.stringValue else { throw Failure(message: "uri: a data: URI is required") }
+            let out = try path("out")
+            let bytes = try DataURI.decode(uri, maxBytes: bounds.maxBytes)
             return try bytes.withUnsafeBytes { try accept($0, out: out, bounds: bounds) }
         case "fetch":
             guard let url = request["url"]?.stringValue else { throw Failure(message: "url: a URL is required") }
@@ -109,7 +115,7 @@ func handle(_ request: JSON) throws -> [String: JSON] {
             guard let w = request["width"]?.intValue, let h = request["height"]?.intValue, (1...10_000).contains(w), (1...10_000).contains(h) else {
                 throw Failure(message: "width and height: integers 1…10000 are required")
             }
-            let bytes = try Files.read(input, limit: maxInputBytes)
+            let bytes = try Files.read(input, limit: maxInputBytes, followLinks: false)
             var ow: Int32 = 0, oh: Int32 = 0
             var err = [CChar](repeating: 0, count: 512)
             let png: Int32 = out.hasSuffix(".png") ? 1 : 0
@@ -117,7 +123,7 @@ func handle(_ request: JSON) throws -> [String: JSON] {
                 pha_thumbnail($0.baseAddress, $0.count, bounds.maxPixels, Int32(w), Int32(h), png, out, &ow, &oh, &err, err.count)
             }
             guard r == 0 else { throw Failure(message: String(cBuffer: err)) }
-            let written = try Files.read(out, limit: maxInputBytes)
+            let written = try Files.read(out, limit: maxInputBytes, followLinks: false)
             chmod(out, 0o600)
             return ["width": .int(Int64(ow)), "height": .int(Int64(oh)), "type": .string(png == 1 ? "image/png" : "image/jpeg"),
                     "bytes": .int(Int64(written.count)), "checksum": .int(Int64(written.withUnsafeBytes(checksum)))]
@@ -125,7 +131,7 @@ func handle(_ request: JSON) throws -> [String: JSON] {
             let input = try path("in")
             guard let bytes = request["bytes"]?.intValue, (0...maxInputBytes).contains(bytes),
                   let sum = request["checksum"]?.intValue else { throw Failure(message: "bytes and checksum are required") }
-            guard let data = try? Files.read(input, limit: bytes), data.count == bytes,
+            guard let data = try? Files.read(input, limit: bytes, followLinks: false), data.count == bytes,
                   Int(data.withUnsafeBytes(checksum)) == sum else { throw Failure(message: verifyMismatch) }
             return ["none": true]
         default:
@@ -134,6 +140,8 @@ func handle(_ request: JSON) throws -> [String: JSON] {
     } catch let e as Files.Refused {
         throw Failure(message: e.message)
     } catch let e as Fetch.Failed {
+        throw Failure(message: e.message)
+    } catch let e as DataURI.Malformed {
         throw Failure(message: e.message)
     }
 }
@@ -146,17 +154,22 @@ guard pha_init(CommandLine.arguments[0]) == 0 else {
 signal(SIGPIPE, SIG_IGN)
 umask(0o077)
 
-// One request per line; a line is at most 64 KiB (paths and a URL), longer ones are refused.
+// One request per line. A line is paths and a URL (64 KiB), or a data: URI carrying an image of
+// up to maxInputBytes in base64; longer ones end the helper (the daemon never sends one).
+let maxLineBytes = 64 * 1024 + (maxInputBytes / 3 + 1) * 4
 var pending: [UInt8] = []
+/// How much of `pending` is known to hold no newline: a long line is scanned once, not per read.
+var scanned = 0
 var buffer = [UInt8](repeating: 0, count: 64 * 1024)
 while true {
     let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
     if n < 0 && errno == EINTR { continue }
     if n <= 0 { exit(0) }  // the daemon closed the pipe: it is gone or shutting down
     pending.append(contentsOf: buffer[0..<n])
-    while let nl = pending.firstIndex(of: 0x0A) {
+    while let nl = pending[scanned...].firstIndex(of: 0x0A) {
         let line = Array(pending[..<nl])
         pending.removeSubrange(...nl)
+        scanned = 0
         var reply: [String: JSON]
         var id: JSON = .null
         do {
@@ -179,5 +192,6 @@ while true {
             offset += w
         }
     }
-    if pending.count > 64 * 1024 { exit(2) }
+    scanned = pending.count
+    if pending.count > maxLineBytes { exit(2) }
 }

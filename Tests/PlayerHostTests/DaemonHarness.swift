@@ -44,15 +44,17 @@ final class DaemonHarness {
     /// Starts the daemon with `arguments` and waits until its socket accepts (or it exits).
     /// Returns true when ready. Its state file lives in `<directory>/state` unless `arguments`
     /// name a `--state-dir` (never the user's own), so a restart in the same harness restores.
+    /// `executable` runs another daemon binary than the build's (an installed one).
     @discardableResult
-    func start(_ arguments: [String] = [], environment: [String: String]? = nil, deadline: Double = 30) throws -> Bool {
+    func start(_ arguments: [String] = [], environment: [String: String]? = nil, deadline: Double = 30,
+               executable: String = DaemonHarness.playerhostd) throws -> Bool {
         closeProcess()
         ready = false
         exit = nil
         stderrText = ""
         stderrEnded = false
         let p = try ChildProcess(
-            loop: loop, executable: Self.playerhostd,
+            loop: loop, executable: executable,
             arguments: ["--socket", socketPath, "--ready-fd", "3"] + arguments
                 + (arguments.contains("--state-dir") ? [] : ["--state-dir", directory + "/state"]),
             environment: environment ?? isolatedEnvironment,

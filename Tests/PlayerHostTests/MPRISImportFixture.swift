@@ -85,6 +85,19 @@ final class ImportFixture {
         #expect(ok.status == 0, "the fake player \(name) is on the bus")
     }
 
+    /// The real-time fake `org.mpris.MediaPlayer2.<name>` (Strawberry, Finamp or mpd-mpris as
+    /// the importer sees them): no track id, no `Seeked`; while Playing its `Position` moves on
+    /// with the clock at its `Rate`, and a `Seek(offset)` moves it from where it is. Each seek's
+    /// landing position is kept: `org.playerhost.Test.Landed()` gives them (seconds, in order).
+    func startRealtimeFake(_ name: String) throws {
+        let path = harness.directory + "/realtime.py"
+        if access(path, R_OK) != 0 { _ = try runShell("cat > '\(path)' <<'EOF'\n\(Self.realtimePlayer)\nEOF") }
+        let started = try mpris.sh("/usr/bin/python3 '\(path)' \(name) >/dev/null 2>&1 </dev/null & echo $!")
+        if let pid = Int(started.trimmed) { pids.append(pid) }
+        let ok = try runShell("DBUS_SESSION_BUS_ADDRESS='\(mpris.address)' gdbus wait --session --timeout 10 org.mpris.MediaPlayer2.\(name)")
+        #expect(ok.status == 0, "the real-time fake player \(name) is on the bus")
+    }
+
     /// A process the fixture kills when it closes.
     func track(pid: Int) { pids.append(pid) }
 
@@ -106,6 +119,15 @@ final class ImportFixture {
         harness.loop.run(.noWait)
     }
 
+    /// Reads the events waiting for the fixture's client, for at most `seconds`: it is subscribed
+    /// to every topic, and a storm left unread passes the daemon's 8 MiB output limit, which
+    /// rightly cuts the client off as not reading.
+    func drainEvents(for seconds: Double = 0.005) {
+        let end = ControlClient.now() + seconds
+        while ControlClient.now() < end, (try? client.nextNotification(timeout: 0.001)) != nil {}
+        client.notifications.removeAll()
+    }
+
     func close() {
         client.close()
         for pid in pids { kill(pid_t(pid), SIGKILL) }
@@ -122,8 +144,10 @@ final class ImportFixture {
             def __init__(self):
                 super().__init__(bus, "/org/mpris/MediaPlayer2")
                 self.props = {
-                    R: {"Identity": "Fake Player", "CanQuit": False, "CanRaise": False, "HasTrackList": False},
-                    P: {"PlaybackStatus": "Paused", "Rate": 1.0, "Position": dbus.Int64(5000000),
+                    R: {"Identity": "Fake Player", "DesktopEntry": "org.example.FakePlayer", "CanQuit": False, "CanRaise": False,
+                        "HasTrackList": False},
+                    P: {"PlaybackStatus": "Paused", "Rate": 1.0, "MinimumRate": 0.01, "MaximumRate": 100.0,
+                        "Position": dbus.Int64(5000000),
                         "Metadata": dbus.Dictionary({"mpris:trackid": dbus.ObjectPath("/fake/1"), "xesam:title": "Fake Song",
                                                      "xesam:artist": dbus.Array(["Ann", "Bob"], signature="s"),
                                                      "mpris:length": dbus.Int64(120000000)}, signature="sv"),
@@ -133,6 +157,8 @@ final class ImportFixture {
             def Get(self, i, p): return self.props[i][p]
             @dbus.service.method(dbus.PROPERTIES_IFACE, in_signature="s", out_signature="a{sv}")
             def GetAll(self, i): return dbus.Dictionary(self.props.get(i, {}), signature="sv")
+            @dbus.service.method(dbus.PROPERTIES_IFACE, in_signature="ssv")
+            def Set(self, i, p, v): self.Change(p, v)
             @dbus.service.signal(dbus.PROPERTIES_IFACE, signature="sa{sv}as")
             def PropertiesChanged(self, i, c, inv): pass
             @dbus.service.method(P)
@@ -146,6 +172,57 @@ final class ImportFixture {
                 self.props[P][p] = v
                 self.PropertiesChanged(P, dbus.Dictionary({p: v}, signature="sv"), dbus.Array([], signature="s"))
         f = Fake()
+        name = dbus.service.BusName("org.mpris.MediaPlayer2." + sys.argv[1], bus)
+        GLib.MainLoop().run()
+        """#
+
+    static let realtimePlayer = #"""
+        import sys, time, dbus, dbus.service, dbus.mainloop.glib
+        from gi.repository import GLib
+        dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+        bus = dbus.SessionBus()
+        R, P = "org.mpris.MediaPlayer2", "org.mpris.MediaPlayer2.Player"
+        class Realtime(dbus.service.Object):
+            def __init__(self):
+                super().__init__(bus, "/org/mpris/MediaPlayer2")
+                self.base, self.since, self.landed = 5.0, time.monotonic(), []
+                self.props = {
+                    R: {"Identity": "Realtime Player", "CanQuit": False, "CanRaise": False, "HasTrackList": False},
+                    P: {"PlaybackStatus": "Paused", "Rate": 1.0, "MinimumRate": 1.0, "MaximumRate": 1.0,
+                        "Metadata": dbus.Dictionary({"xesam:title": "Endless", "mpris:length": dbus.Int64(3600000000)}, signature="sv"),
+                        "CanGoNext": False, "CanGoPrevious": False, "CanPlay": True, "CanPause": True,
+                        "CanSeek": True, "CanControl": True}}
+            def now(self):
+                playing = self.props[P]["PlaybackStatus"] == "Playing"
+                return self.base + ((time.monotonic() - self.since) * self.props[P]["Rate"] if playing else 0)
+            def prop(self, i, p):
+                return dbus.Int64(int(self.now() * 1e6)) if (i, p) == (P, "Position") else self.props[i][p]
+            @dbus.service.method(dbus.PROPERTIES_IFACE, in_signature="ss", out_signature="v")
+            def Get(self, i, p): return self.prop(i, p)
+            @dbus.service.method(dbus.PROPERTIES_IFACE, in_signature="s", out_signature="a{sv}")
+            def GetAll(self, i):
+                d = dict(self.props.get(i, {}))
+                if i == P: d["Position"] = self.prop(P, "Position")
+                return dbus.Dictionary(d, signature="sv")
+            @dbus.service.signal(dbus.PROPERTIES_IFACE, signature="sa{sv}as")
+            def PropertiesChanged(self, i, c, inv): pass
+            def status(self, s):
+                self.base, self.since = self.now(), time.monotonic()
+                self.props[P]["PlaybackStatus"] = s
+                self.PropertiesChanged(P, dbus.Dictionary({"PlaybackStatus": s}, signature="sv"), dbus.Array([], signature="s"))
+            @dbus.service.method(P)
+            def Play(self): self.status("Playing")
+            @dbus.service.method(P)
+            def Pause(self): self.status("Paused")
+            @dbus.service.method(P, in_signature="x")
+            def Seek(self, offset):
+                self.base, self.since = max(0.0, self.now() + offset / 1e6), time.monotonic()
+                self.landed.append(self.base)
+            @dbus.service.method("org.playerhost.Test", out_signature="ad")
+            def Landed(self): return dbus.Array(self.landed, signature="d")
+            @dbus.service.method("org.playerhost.Test", out_signature="d")
+            def Now(self): return self.now()
+        f = Realtime()
         name = dbus.service.BusName("org.mpris.MediaPlayer2." + sys.argv[1], bus)
         GLib.MainLoop().run()
         """#

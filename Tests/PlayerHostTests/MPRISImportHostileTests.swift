@@ -107,7 +107,7 @@ import Testing
         var nextPing = 0.0
         while ControlClient.now() < end {
             f.drainDaemonOutput()
-            f.client.notifications.removeAll()
+            f.drainEvents()
             if sessions.isEmpty || random.chance(10) {
                 sessions = (try commander.call("session.list").arrayValue ?? []).compactMap { $0["id"]?.stringValue }
                     .filter { $0.hasPrefix("mpris-") }

@@ -200,4 +200,73 @@ import Testing
         if case .strings(let a)? = m["xesam:artist"] { #expect(a.count == M.maxListEntries) } else { #expect(Bool(false)) }
         #expect(m["nested"] == nil)
     }
+
+    /// Issue 22 item 4: the rates are the usual steps within MinimumRate–MaximumRate (mpv-mpris
+    /// says 0.01–100); a player that cannot change rate (1–1, or no range at all) offers 1 only.
+    @Test func supportedRatesAreTheStepsWithinTheRange() {
+        #expect(M.supportedRates(["MinimumRate": .double(0.01), "MaximumRate": .double(100)]) == M.rateSteps)
+        #expect(M.supportedRates(["MinimumRate": .double(0.5), "MaximumRate": .double(2)]) == [0.5, 0.75, 1, 1.25, 1.5, 1.75, 2])
+        #expect(M.supportedRates(["MinimumRate": .double(1), "MaximumRate": .double(1)]) == [1])
+        #expect(M.supportedRates([:]) == [1])
+        // Not a rate (NaN, negative, a string): as absent.
+        #expect(M.supportedRates(["MinimumRate": .double(.nan), "MaximumRate": .double(-3)]) == [1])
+        #expect(M.supportedRates(["MinimumRate": .string("x"), "MaximumRate": .double(.infinity)]) == [1])
+        // A range holding no step (against MPRIS, which wants 1 in it): still one rate, 1.
+        #expect(M.supportedRates(["MinimumRate": .double(1.1), "MaximumRate": .double(1.2)]) == [1])
+        #expect(M.supportedRates(["MinimumRate": .double(1e-300), "MaximumRate": .double(1e300)]) == M.rateSteps)
+    }
+
+    /// Issue 22 item 4: a player without Seeked has played on since its Position was read; the
+    /// seek goes from there (before: from the stale Position, overshooting by the time since).
+    @Test func positionIsExtrapolatedWhilePlaying() {
+        let playing: [String: DBusValue] = ["PlaybackStatus": .string("Playing"), "Rate": .double(1)]
+        let read: UInt64 = 1_000_000_000
+        // 3 s after a read of 10 s, playing at 1: at 13 s; at 2: at 16 s; paused: still 10 s.
+        #expect(M.extrapolated(10_000_000, readAt: read, now: read + 3_000_000_000, properties: playing) == 13_000_000)
+        var fast = playing
+        fast["Rate"] = .double(2)
+        #expect(M.extrapolated(10_000_000, readAt: read, now: read + 3_000_000_000, properties: fast) == 16_000_000)
+        #expect(M.extrapolated(10_000_000, readAt: read, now: read + 3_000_000_000, properties: ["PlaybackStatus": .string("Paused")])
+                == 10_000_000)
+        // Not past the end of the track; a clock that went back moves nothing; unknown stays so.
+        var short = playing
+        short["Metadata"] = .dictionary(["mpris:length": .int64(11_000_000)])
+        #expect(M.extrapolated(10_000_000, readAt: read, now: read + 3_000_000_000, properties: short) == 11_000_000)
+        #expect(M.extrapolated(10_000_000, readAt: read, now: read - 1, properties: playing) == 10_000_000)
+        #expect(M.extrapolated(nil, readAt: read, now: read + 1, properties: playing) == nil)
+        #expect(M.extrapolated(.min, readAt: read, now: read + 1, properties: playing) == nil)
+        // A rate a peer made huge is bounded; the result stays within the host's bound.
+        var huge = playing
+        huge["Rate"] = .double(1e300)
+        let far = M.extrapolated(0, readAt: 0, now: .max, properties: huge)
+        #expect(far.map { Microseconds.boundedSeconds($0) != nil } == true)
+
+        // The seek from the extrapolated position lands on the target: 20 s from 13 s is +7 s.
+        let now = M.extrapolated(10_000_000, readAt: read, now: read + 3_000_000_000, properties: playing)
+        #expect(M.call(for: ["command": "changePlaybackPosition", "position": 20], properties: playing, position: now)
+                == .method("Seek", [.int64(7_000_000)]))
+        #expect(M.seeksByOffset(["command": "changePlaybackPosition", "position": 20], playing))
+        #expect(!M.seeksByOffset(["command": "changePlaybackPosition", "position": 20],
+                                 ["Metadata": .dictionary(["mpris:trackid": .objectPath("/t/1")])]))
+        #expect(!M.seeksByOffset(["command": "skipForward", "interval": 5], playing))
+    }
+
+    /// The security follow-up: only the bus driver's own NameOwnerChanged counts.
+    @Test func onlyTheBusDriverSendsNameOwnerChanged() {
+        #expect(M.isFromBusDriver("org.freedesktop.DBus"))
+        #expect(!M.isFromBusDriver(":1.42"))
+        #expect(!M.isFromBusDriver(""))
+    }
+
+    /// An Identity the host would refuse as an app name (over 128 characters, blank) does not
+    /// keep the player out: it is cut, or the session id stands in.
+    @Test func identityBecomesAnAppNameTheHostTakes() {
+        #expect(M.appName(.string("Fake Player"), fallback: "mpris-x") == "Fake Player")
+        let long = M.appName(.string(String(repeating: "a", count: 150)), fallback: "mpris-x")
+        #expect(long.count == 128 && long.utf8.count <= 200)
+        #expect(M.appName(.string(String(repeating: "é", count: 150)), fallback: "mpris-x").utf8.count <= 200)
+        #expect(M.appName(.string("   "), fallback: "mpris-x") == "mpris-x")
+        #expect(M.appName(nil, fallback: "mpris-x") == "mpris-x")
+        #expect(M.appName(.int64(3), fallback: "mpris-x") == "mpris-x")
+    }
 }

@@ -32,6 +32,10 @@ import Testing
         #expect(try f.npctl("position 10 --session mpris-mpv").status == 0)
         let at = try mpv.number("time-pos")
         #expect(at >= 9.5 && at < 12, "mpv at \(at)")
+        // mpv-mpris says MinimumRate 0.01, MaximumRate 100: 1.5 is one of the session's rates.
+        let rate = try f.npctl("rate 1.5 --session mpris-mpv")
+        #expect(rate.status == 0, "\(rate.output)")
+        #expect(try mpv.number("speed") == 1.5)
 
         // Paused, it stays Now Playing; the export does not mirror it (it has its own card:
         // issue 22, one card per player), and it is never imported back.

@@ -82,10 +82,11 @@ struct MPVEndToEndTests {
         #expect(try mpv.get("loop-playlist") == false)
 
         // At the last item there is no next: mpv stays. As playerctl, npctl exits 0 (the
-        // command was sent); --json shows the command's answer and exits 1.
+        // command was sent); --json shows the command's answer, in words too, and exits 1.
         #expect(try f.npctl("next") == (0, ""))
         let atEnd = try f.npctl("--json next")
         #expect(atEnd.status == 1 && atEnd.output.contains("noSuchContent"), "\(atEnd.output)")
+        #expect(atEnd.output.contains("no next item in the queue of"), "\(atEnd.output)")
         #expect(try mpv.get("playlist-pos") == 1)
 
         #expect(try f.npctl("previous").status == 0)

@@ -79,7 +79,13 @@ import Testing
         #expect(!x.isActive && !x.isNowPlaying)
         #expect(x.nowPlayingReason.contains(reason))
         let faults = try m.diagnostics(session: "s", now: .zero)
-        #expect(faults.first?.message == reason && faults.first?.severity == .error)
+        if variant == "inactive" {
+            // Not yet played: inactive by design (issue 22), a warning that says so.
+            let f = try #require(faults.first { $0.code == "audioInactive" })
+            #expect(f.message.hasPrefix(reason + ": it activates when it first plays") && f.severity == .warning)
+        } else {
+            #expect(faults.first?.message == reason && faults.first?.severity == .error)
+        }
     }
 
     @Test func everyFailingConditionIsListed() throws {
@@ -179,15 +185,16 @@ import Testing
 
         // Closing c releases b (a is still interrupted by b), which takes the slot.
         let close = try m.closeSession("c", now: at(6))
-        #expect(close.events.contains(.interruptionEnded("b", shouldResume: false)))
-        #expect(!close.events.contains(.interruptionEnded("a", shouldResume: false)))
+        #expect(close.events.contains(.interruptionEnded("b", shouldResume: true)))
+        #expect(!close.events.contains { if case .interruptionEnded("a", _) = $0 { true } else { false } })
         #expect(slotChanges(close.events).map { [$0.0, $0.1] } == [["c", "b"]])
-        #expect(slotChanges(close.events).map(\.2) == [.closed])
+        // b was playing when c interrupted it: it resumes, and so takes the slot by playing.
+        #expect(slotChanges(close.events).map(\.2) == [.playbackStarted])
 
         let gone = m.disconnectClient(2, now: at(7))
         #expect(gone.events.contains(.sessionClosed("b", reason: .appDisconnected)))
-        #expect(gone.events.contains(.interruptionEnded("a", shouldResume: false)))
-        #expect(slotChanges(gone.events).map(\.2) == [.appDisconnected])
+        #expect(gone.events.contains(.interruptionEnded("a", shouldResume: true)))
+        #expect(slotChanges(gone.events).map(\.2) == [.playbackStarted], "a resumes: it was playing when b interrupted it")
         #expect(m.nowPlayingSession == "a")
         #expect(m.apps["b"] == nil)
 

@@ -29,7 +29,8 @@ import Testing
         let off = try m.deactivateAudio(session: "b", notifyOthers: true, now: at(6))
         #expect(off.events.contains(.interruptionEnded("a", shouldResume: true)))
         #expect(m.nowPlayingSession == "a", "b is no longer eligible; a is again")
-        #expect(slotChanges(off.events).map(\.2) == [.ineligible])
+        #expect(slotChanges(off.events).map(\.2) == [.playbackStarted], "a was playing when interrupted: it resumes")
+        #expect(m.timeline("a").isPlaying)
     }
 
     @Test func withoutNotifyOthersTheInterruptedStayInterrupted() throws {
@@ -97,5 +98,73 @@ import Testing
         let a = try m.configureAudio(session: "s", category: .ambient, options: [.duckOthers], now: .zero).value
         #expect(a.toJSON() == ["category": "ambient", "options": ["duckOthers"], "active": false, "mixable": true,
                                "interrupted": false, "interruptedBy": [], "backgroundAudio": true])
+    }
+
+    // MARK: Issue 22 item 7: nobody's music stays paused by an app that went away
+
+    /// A plugin (app B) activates and interrupts A, which was playing; the plugin exits. Its
+    /// interruptions end as if it had deactivated with `notifyOthers`, and the clock player the
+    /// interruption paused plays again. (Before: `ended, shouldResume: false`, and A stayed
+    /// paused for good.)
+    @Test func anAppThatExitsEndsItsInterruptionsAndWhatPlayedResumes() throws {
+        var m = NowPlayingModel()
+        _ = try m.registerApp(name: "A", client: 1, now: .zero)
+        _ = try m.registerApp(name: "B", client: 2, now: .zero)
+        try m.makeEligible("a", caller: .client(1))
+        _ = try m.play(session: "a", now: at(1))
+        try m.makeEligible("b", caller: .client(2), now: at(2))
+        #expect(!m.timeline("a").isPlaying)
+        #expect(m.sessions["a"]!.audio.isInterrupted)
+
+        let gone = m.disconnectClient(2, now: at(5))
+        #expect(gone.events.contains(.sessionClosed("b", reason: .appDisconnected)))
+        #expect(gone.events.contains(.interruptionEnded("a", shouldResume: true)))
+        #expect(m.timeline("a").isPlaying, "a was playing when interrupted: it resumes")
+        #expect(m.timeline("a").elapsed(at: at(6)) == 2, "from where the interruption paused it (1 s played, then 1 s more)")
+        #expect(m.nowPlayingSession == "a")
+    }
+
+    /// `session.close` releases the same way; a session that was paused when interrupted stays
+    /// paused (only what the interruption paused resumes), and an external engine is left to its
+    /// backend (the event says `shouldResume`; mpv's plugin resumes mpv on it).
+    @Test func aClosedSessionReleasesWithShouldResumeButResumesOnlyWhatItPaused() throws {
+        var m = NowPlayingModel()
+        _ = try m.registerApp(name: "A", client: 1, now: .zero)
+        _ = try m.registerApp(name: "B", client: 2, now: .zero)
+        _ = try m.registerApp(name: "X", client: 3, now: .zero)
+        try m.makeEligible("playing", caller: .client(1))
+        try m.makeEligible("idle", kind: .pip, caller: .client(1))
+        _ = try m.play(session: "playing", now: at(1))
+        _ = try m.createSession(id: "x", kind: .main, driver: .external, caller: .client(3), now: at(1))
+        _ = try m.configureAudio(session: "x", category: .playback, now: at(1))
+        _ = try m.activateAudio(session: "x", now: at(1))
+        #expect(m.sessions["playing"]!.audio.interruptions == [.session("x")])
+
+        _ = try m.activateAudio(session: "playing", now: at(1))   // A takes the audio back (interrupts x)
+        _ = try m.activateAudio(session: "idle", now: at(1))
+        _ = try m.play(session: "playing", now: at(1))
+        try m.makeEligible("b", caller: .client(2), now: at(2))
+        #expect(m.sessions["x"]!.audio.interruptions == [.session("playing"), .session("idle"), .session("b")])
+        let close = try m.closeSession("b", now: at(3))
+        #expect(close.events.contains(.interruptionEnded("playing", shouldResume: true)))
+        #expect(close.events.contains(.interruptionEnded("idle", shouldResume: true)))
+        #expect(m.timeline("playing").isPlaying)
+        #expect(!m.timeline("idle").isPlaying, "idle was not playing when interrupted: it stays paused")
+        #expect(m.sessions["x"]!.audio.interruptions == [.session("playing"), .session("idle")], "still interrupted by A")
+    }
+
+    /// Pressing play on an interrupted session re-activates it: the interruption's record of
+    /// what it paused goes, so a later end of another interruption does not restart it.
+    @Test func reactivatingForgetsWhatTheInterruptionPaused() throws {
+        var m = NowPlayingModel()
+        _ = try m.registerApp(name: "A", client: 1, now: .zero)
+        _ = try m.registerApp(name: "B", client: 2, now: .zero)
+        try m.makeEligible("a", caller: .client(1))
+        _ = try m.play(session: "a", now: at(1))
+        try m.makeEligible("b", caller: .client(2), now: at(2))
+        #expect(m.sessions["a"]!.audio.pausedByInterruption == ["a.0"])
+        _ = try m.activateAudio(session: "a", now: at(3))
+        #expect(m.sessions["a"]!.audio.pausedByInterruption.isEmpty)
+        #expect(!m.timeline("a").isPlaying, "activating does not play")
     }
 }

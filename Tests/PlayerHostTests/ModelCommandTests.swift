@@ -60,7 +60,8 @@ import Testing
         guard case .finished(let out) = r2.value else { Issue.record("expected finished"); return }
         #expect(out.status == .commandFailed, "the first non-success status wins")
         #expect(out.statuses == [.commandFailed, .success])
-        #expect(out.toJSON() == ["session": "s", "command": "like", "status": "commandFailed"])
+        #expect(out.toJSON() == ["session": "s", "command": "like", "status": "commandFailed",
+                                 "message": "s could not like the item (its player or app reported a failure, or did not answer in time)"])
         #expect(r2.events.contains(.commandHandled(out)))
         expectModelError(.invalidState) { _ = try m.resumeCommand(d2.finishedCopy(), status: .success, now: at(4)) }
     }

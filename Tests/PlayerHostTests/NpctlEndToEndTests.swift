@@ -164,6 +164,10 @@ import Testing
     @Test func promoteMakesPipNowPlayingAndExplainsRefusals() throws {
         let demo = try Demo()
         defer { demo.close() }
+        // pip never played, so its audio was never activated (issue 22: sessions activate on
+        // their first play): activate it first, as the README says.
+        #expect(try demo.npctl("promote pip").output.hasSuffix("pip cannot become active: audio session not active\n"))
+        #expect(try demo.npctl("activate pip").status == 0)
         #expect(try demo.npctl("promote pip") == (0, "pip is now its app's active session\n"))
         #expect(try demo.nowPlaying()["session"] == "pip")
         #expect(try demo.npctl("now").output.hasSuffix("[pip]\n"))
@@ -200,7 +204,7 @@ import Testing
         #expect(amb.output.contains("amb — kind main, app host"))
         #expect(amb.output.contains("✗ cannot become active"))
         #expect(amb.output.contains("✗ error: category ambient is mixable: never Now Playing"))
-        #expect(amb.output.contains("fix: audio.configure amb with category playback"))
+        #expect(amb.output.contains(#"fix: npctl call audio.configure '{"session":"amb","category":"playback"}'"#), "\(amb.output)")
         #expect(amb.output.contains("skipForward has a target but is disabled"))
         #expect(!amb.output.contains("✓ title"), "no title published")
 

@@ -172,8 +172,9 @@ import Testing
         // What demo.sh runs.
         try Self.expect(demo, [("open --session mpv '\(tone)'", 0, ""), ("loop one --session mpv", 0, "")])
         #expect(try demo.npctl("now").output.hasPrefix("Playing: The Sine Waves — Concert A  "))
-        // Without the repair, promote says why it cannot (the bug report's first try).
-        try Self.expect(demo, [("promote pip", 1, "npctl: pip cannot become active: audio session interrupted by session mpv\n")])
+        // Without the repair, promote says why it cannot (the bug report's first try): pip never
+        // played, so its audio was never activated (issue 22: not at start, nor by mpv).
+        try Self.expect(demo, [("promote pip", 1, "npctl: pip cannot become active: audio session not active\n")])
         // The hint's commands, in order.
         let npctl = "PLAYERHOST_SOCKET='\(demo.daemon.socketPath)' '\(DaemonHarness.npctl)'"
         #expect(try demo.npctl("").output.hasPrefix("Playing: The Sine Waves — Concert A  "))

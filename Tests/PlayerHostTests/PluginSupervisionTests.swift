@@ -125,7 +125,8 @@ import Testing
                 let list = s["commands"]?.arrayValue ?? []
                 return commands.allSatisfy { c in
                     list.contains { $0["command"] == .string(c) && $0["isEnabled"] == true && !($0["targets"]?.arrayValue ?? []).isEmpty }
-                } && s["audio"]?["active"] == true
+                }
+                // (Not audio active: the examples activate right before they play, issue 22.)
             }
             #expect(ok, "\(session): \(commands) never became enabled and targeted")
         }
@@ -291,7 +292,7 @@ import Testing
 
     @Test func aPluginThatExitsAtOnceIsStoppedAtTheStartLimitAndBadPathsAreReported() throws {
         let rig = try Rig { dir in
-            try writeFile(dir + "/crash.sh", "#!/bin/sh\nexit 1\n", mode: 0o755)
+            try writeFile(dir + "/crash.sh", "#!/bin/sh\necho 'Traceback (most recent call last):' >&2\necho 'ValueError: no station' >&2\nexit 1\n", mode: 0o755)
             try writeFile(dir + "/README", "not executable: not a plugin\n", mode: 0o644)
             try writeFile(dir + "/../notexec.sh", "#!/bin/sh\nexit 0\n", mode: 0o644)
             return """
@@ -338,6 +339,90 @@ import Testing
         #expect(table.output.contains("missing") && table.output.contains("error: "), "\(table.output)")
         #expect(rig.daemon.exit == nil, "the host stays up")
         #expect(try rig.npctl("ping").status == 0)
+
+        // Issue 22 item 8: the last lines of its stderr are kept (and still reach the log);
+        // doctor shows them with the failure and fixes to paste.
+        #expect(crash["stderrTail"] == ["Traceback (most recent call last):", "ValueError: no station"], "\(crash)")
+        #expect(rig.daemon.waitForStderr("ValueError: no station"), "forwarded to the daemon's stderr")
+        let faults = try client.call("host.doctor").arrayValue ?? []
+        let failed = try #require(faults.first { $0["plugin"] == "crash.sh" }, "\(faults)")
+        #expect(failed["code"] == "pluginFailed" && failed["severity"] == "error")
+        #expect(failed["message"] == "plugin crash.sh failed: it exited at once 5 times in a row (last: exited with status 1); it is not restarted")
+        #expect(failed["stderr"] == ["Traceback (most recent call last):", "ValueError: no station"])
+        #expect(faults.contains { $0["plugin"] == "missing" && $0["message"]?.stringValue?.hasPrefix("plugin missing failed: ") == true })
+        let doctor = try rig.npctl("doctor")
+        #expect(doctor.status == 0)
+        #expect(doctor.output.contains("""
+            host faults:
+              ✗ error: plugin crash.sh failed: it exited at once 5 times in a row (last: exited with status 1); it is not restarted
+                  last lines of its stderr:
+                  | Traceback (most recent call last):
+                  | ValueError: no station
+                  fix: run it by hand to see why: \(rig.pluginDir)/crash.sh --socket \(rig.daemon.socketPath); once fixed: npctl daemon reload (starts it again)
+            """), "\(doctor.output)")
+        #expect(!doctor.output.contains("host: ✓ no faults"))
+        // The fix it names works: a reload starts a failed plugin again.
+        let reload = try client.call("host.reload")
+        #expect(reload["pluginsStarted"]?.arrayValue?.contains("crash.sh") == true, "\(reload)")
+    }
+
+    // MARK: - issue 22 item 7: nobody's music is paused until the plugin's own playback starts
+
+    /// Another app plays; the radio plugin and an idle `activate = true` config session arrive
+    /// by reload: the music plays on. The radio's own play interrupts it; the radio dies
+    /// (kill -9): the interruption ends and the music resumes. (Before: the radio activated at
+    /// attach and the config session at reload, each pausing the music, which stayed paused.)
+    @Test func neitherAPluginNorAReloadPausesMusicUntilItsOwnPlaybackStarts() throws {
+        let rig = try Rig()
+        defer { rig.close() }
+        let music = try rig.daemon.client()
+        try music.call("host.hello", ["name": "music"])
+        for (method, params) in [("session.create", ["id": "music", "kind": "main"] as JSON),
+                                 ("audio.configure", ["session": "music", "category": "playback"]),
+                                 ("audio.activate", ["session": "music"]),
+                                 ("command.bindDefaults", ["session": "music"]),
+                                 ("player.load", ["session": "music", "items": [["title": "Song", "duration": 600]]]),
+                                 ("player.play", ["session": "music"])] {
+            try music.call(method, params.objectValue ?? [:])
+        }
+        func musicState() throws -> JSON? { try music.call("info.get", ["session": "music"])["playbackState"] }
+        #expect(try musicState() == "playing")
+
+        let watcher = try rig.daemon.client()
+        try watcher.call("events.subscribe", ["topics": ["sessions"]])
+        #expect(symlink(Self.examples + "/python-plugin/radio.py", rig.pluginDir + "/radio.py") == 0)
+        try writeFile(rig.daemon.directory + "/playerhost.toml", """
+            plugin_dir = "\(rig.pluginDir)"
+            [[session]]
+            id = "idle"
+            kind = "pip"
+            activate = true
+            [[session.item]]
+            title = "Idle"
+            duration = 60
+            """)
+        #expect(try rig.npctl("daemon reload").status == 0)
+        try rig.waitForSessions(["py-radio", "idle"], watcher)
+        try rig.waitUntilTargeted("py-radio", ["play", "pause", "togglePlayPause"], watcher)
+        try rig.waitUntilTargeted("idle", ["play"], watcher)
+        #expect(try musicState() == "playing", "an idle plugin and an idle config session interrupt nobody")
+        #expect(try watcher.call("nowPlaying.get")["session"] == "music")
+        #expect(try watcher.call("session.get", ["session": "idle"])["audio"]?["active"] == false)
+        #expect(try watcher.call("session.get", ["session": "py-radio"])["audio"]?["active"] == false)
+
+        // The radio's own playback starts: now it interrupts the music.
+        #expect(try rig.npctl("play --session py-radio") == (0, ""))
+        #expect(try rig.poll(10) { try musicState() == "interrupted" })
+
+        // The radio dies: its session closes, the interruption ends, the music plays again (and
+        // the restarted radio, idle, pauses nothing).
+        let pid = try #require(try rig.pids(watcher)["radio.py"])
+        #expect(kill(pid, SIGKILL) == 0)
+        try rig.waitForEvent("sessionClosed", session: "py-radio", watcher)
+        #expect(try musicState() == "playing", "a player that was playing when interrupted resumes")
+        try rig.waitForEvent("sessionCreated", session: "py-radio", watcher)
+        try rig.waitUntilTargeted("py-radio", ["play"], watcher)
+        #expect(try musicState() == "playing")
     }
 
     // MARK: - issue item 5: garbage and hanging plugins cannot block other clients

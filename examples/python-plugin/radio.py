@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """py-radio: a PlayerHost session plugin in Python (standard library only).
 
-It creates the session `py-radio` (kind `radio`), makes it playable (playback audio, active),
+It creates the session `py-radio` (kind `radio`) with a playback (non-mixable) audio session,
 publishes its info by hand (a live stream has no player timeline to publish from), handles
 play/pause/togglePlayPause itself, and republishes after each command.
 
@@ -39,7 +39,8 @@ class Radio(Plugin):
         self.host = host
         host.call("session.create", {"id": SESSION, "kind": "radio"})
         host.call("audio.configure", {"session": SESSION, "category": "playback"})
-        host.call("audio.activate", {"session": SESSION})
+        # No audio.activate here: activate right before playing (see set_playing). An idle
+        # session that activates interrupts, i.e. pauses, whatever the user is listening to.
         # Manual publishing: this plugin writes every key itself, rate and elapsed included.
         host.call("info.setAutomatic", {"session": SESSION, "enabled": False})
         host.call("info.set", {"session": SESSION, "info": dict(STATION, **self.state())})

@@ -9,7 +9,10 @@ public struct SessionConfig: Codable, Sendable, Equatable {
     /// Audio category (`playback`, `playAndRecord`, `soloAmbient`, `ambient`).
     public var category: String?
     public var options: [String]?
-    /// Activate the audio session at start.
+    /// Activate the audio session when the session first plays (default true): right before
+    /// `autoplay` starts it, else on its first play command. Never at start or reload, where an
+    /// idle session would interrupt (pause) another app's playback. `false` leaves autoplay's
+    /// players playing with the audio session inactive; a play command still activates it.
     public var activate: Bool?
     /// Target and enable the transport commands on the session's own players.
     public var bindDefaults: Bool?

@@ -190,9 +190,23 @@ public final class ArtworkResolver: EventSink {
             let ticket = fetchers[index].request(params, timeoutMilliseconds: deadline) { [weak self] result in
                 guard let self else { return }
                 if self.fetches[s]?.generation == generation { self.fetches[s] = nil }
-                self.adopt(result, temporary: tmp, request: request, what: url, succeed: succeed, fail: fail)
+                self.adopt(result, temporary: tmp, request: request, what: url, from: .remote, succeed: succeed, fail: fail)
             }
             fetches[s] = (generation, index, ticket)
+        case .data(let uri):
+            // The text goes to the helper as it is: decoding (base64, then the image) is the
+            // helper's. Bounded first, so an oversized one costs neither process anything.
+            let size = uri.utf8.count
+            let cap = ArtworkDataURI.maxURIBytes(forImageBytes: limits.maxBytes)
+            guard size <= cap else {
+                let reason = "the data: source of \(size) bytes is over the \(cap)-byte bound (artwork_max_kb = \(limits.maxBytes >> 10), in base64)"
+                return later { fail(reason) }
+            }
+            let tmp = cache.temporaryPath()
+            helper.request(bounds.merging(["op": "data", "uri": .string(uri), "out": .string(tmp)]) { $1 }) { [weak self] result in
+                self?.adopt(result, temporary: tmp, request: request, what: "the data: source (\(size) bytes)", from: .data,
+                            succeed: succeed, fail: fail)
+            }
         }
     }
 
@@ -201,20 +215,20 @@ public final class ArtworkResolver: EventSink {
                           succeed: @escaping (ArtworkImage) -> Void, fail: @escaping (String?) -> Void) {
         let tmp = cache.temporaryPath()
         helper.request(bounds.merging(["op": "image", "in": .string(input), "out": .string(tmp)]) { $1 }) { [weak self] result in
-            self?.adopt(result, temporary: tmp, request: request, what: what, succeed: succeed, fail: fail)
+            self?.adopt(result, temporary: tmp, request: request, what: what, from: .remote, succeed: succeed, fail: fail)
         }
     }
 
     /// A helper's image (fetched or read) becomes the request's original in the cache.
     private func adopt(_ result: Result<ArtworkHelper.Reply, ArtworkHelper.Failure>, temporary tmp: String,
-                       request: ArtworkRequest, what: String,
+                       request: ArtworkRequest, what: String, from origin: ArtworkOrigin,
                        succeed: @escaping (ArtworkImage) -> Void, fail: @escaping (String?) -> Void) {
         switch result {
         case .success(.file(let info)):
             guard let e = cache.insert(id: request.id, original: true, temporary: tmp, info: info) else {
                 return fail("\(what): cannot store it in \(cache.directory)")
             }
-            succeed(image(e, from: .remote))
+            succeed(image(e, from: origin))
         case .success(.none):
             unlink(tmp)
             fail("\(what): not an image")

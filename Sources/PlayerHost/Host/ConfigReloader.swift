@@ -20,7 +20,7 @@ import PlayerHostRPC
 /// - `requests_per_turn`, `turn_budget_us`, `output_high_water_kb`, `max_stall_ms`, `max_total_output_mb` and
 ///   `max_subscriptions_per_client` apply at once, to open connections too.
 /// - `[[plugin]]` entries and the plugin directory's executables: added ones start, removed ones
-///   get SIGTERM.
+///   get SIGTERM, and kept ones that failed (the start limit gave up on them) start again.
 ///
 /// A file with an error changes nothing: the old configuration stays and the error, with its
 /// line, is logged and returned (`configInvalid`).
@@ -207,6 +207,11 @@ public final class ConfigReloader {
         for spec in wanted where !running.contains(spec) {
             host.ensureSupervisor().start(spec)
             started.append(spec.name)
+        }
+        // A plugin given up on is tried again: the reload is how its fix is applied (doctor
+        // says so), since nothing else would ever start it before the daemon restarts.
+        for spec in wanted where running.contains(spec) {
+            if host.supervisor?.retryFailed(name: spec.name) == true { started.append(spec.name) }
         }
         return (started, stopped)
     }

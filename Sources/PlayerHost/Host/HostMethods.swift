@@ -9,16 +9,23 @@ enum HostMethods {
     static func all(host: HostDaemon) -> [RPCMethod] {
         [
             .sync("host.hello", summary: "Introduce the client: the connection becomes an app that owns what it creates.",
-                  params: [.required("name", .string, "the app's name"), .optional("version", .string)],
+                  params: [.required("name", .string, "the app's name"), .optional("version", .string),
+                           .optional("desktopEntry", .string, "the app's freedesktop desktop entry (1 to 255 bytes)")],
                   result: .object, resultSummary: "{protocol, version, app}") { [weak host] call throws(RPCError) in
                 guard let host else { throw RPCError(.shuttingDown, "the host is shutting down") }
                 let name = try call.params.string("name")
                 guard !name.isEmpty, name.utf8.count <= 200 else {
                     throw RPCError(.invalidArgument, "name must be 1 to 200 bytes", data: ["param": "name"])
                 }
+                let desktopEntry = try call.params.optionalString("desktopEntry")
+                if let d = desktopEntry, d.isEmpty || d.utf8.count > 255 {
+                    throw RPCError(.invalidArgument, "desktopEntry must be 1 to 255 bytes", data: ["param": "desktopEntry"])
+                }
                 let client = call.connection.client
                 if client.appName == nil {
-                    try host.nowPlaying.perform { m, t in try m.registerApp(name: name, client: ClientID(call.connection.id), now: t) }
+                    try host.nowPlaying.perform { m, t in
+                        try m.registerApp(name: name, client: ClientID(call.connection.id), desktopEntry: desktopEntry, now: t)
+                    }
                 }
                 client.appName = name
                 return [
@@ -68,16 +75,12 @@ enum HostMethods {
                 }
                 return true
             },
-            .sync("host.doctor", summary: "Faults of the host itself, outside any session (arbiter.doctor has those): the state file cannot be written, or was set aside or unreadable at start. Each with the file's path and the fix; [] when all is well.",
-                  result: .array, resultSummary: "[{severity, code, message, fix, path}]") { [weak host] _ throws(RPCError) in
+            .sync("host.doctor", summary: "Faults of the host itself, outside any session (arbiter.doctor has those): the state file cannot be written, or was set aside or unreadable at start (with its path); MPRIS off and why; plugins that failed or keep exiting (with the last lines of their stderr); the artwork helper missing. Each with the fix; [] when all is well.",
+                  result: .array, resultSummary: "[{severity, code, message, fix, path?, plugin?, stderr?}]") { [weak host] _ throws(RPCError) in
                 guard let host else { throw RPCError(.shuttingDown, "the host is shutting down") }
-                return .array((host.state?.diagnostics ?? []).map { d, path in
-                    guard case .object(var o) = d.toJSON() else { return d.toJSON() }
-                    o["path"] = .string(path)
-                    return .object(o)
-                })
+                return .array(host.hostDiagnostics)
             },
-            .sync("plugin.list", summary: "Built-in and supervised plugins: name, kind, state, pid, restarts, last exit.",
+            .sync("plugin.list", summary: "Built-in and supervised plugins: name, kind, state, pid, restarts, last exit, and stderrTail (a supervised plugin's last 20 lines / 4 KiB of stderr).",
                   result: .array) { [weak host] _ in
                 host?.pluginList ?? []
             },

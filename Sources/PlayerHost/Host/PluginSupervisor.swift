@@ -34,6 +34,11 @@ public final class PluginSupervisor {
         var lastExit: ChildProcess.Exit?
         var lastError: String?
         var timer: Timer?
+        /// The last lines of the current (or last) run's stderr, for `plugin.list` and `doctor`.
+        var stderrTail = OutputTail()
+        /// A process that exited while its stderr pipe still held output: kept open until the
+        /// pipe ends (or the next launch), so the traceback written just before the exit is read.
+        var draining: ChildProcess?
         /// Dropped by a reload: never restarted.
         var removed = false
         init(spec: Spec, restartPolicy: RestartPolicy) {
@@ -111,6 +116,9 @@ public final class PluginSupervisor {
             return
         }
         e.state = .starting
+        e.draining?.close()
+        e.draining = nil
+        e.stderrTail = OutputTail()
         var env = SocketLocation.currentEnvironment()
         env["PLAYERHOST_SOCKET"] = socketPath
         // Lets the plugin tell that the daemon which started it is gone (it was re-parented):
@@ -119,9 +127,10 @@ public final class PluginSupervisor {
         do {
             let p = try ChildProcess(
                 loop: loop, executable: e.spec.path, arguments: e.spec.arguments + ["--socket", socketPath],
-                environment: env, stdio: [.ignore, .inherit, .inherit],
+                environment: env, stdio: [.ignore, .inherit, .pipe],
                 onExit: { [weak self, weak e] exit in if let self, let e { self.exited(e, exit) } })
             e.process = p
+            watchStderr(e, p)
             e.startedAt = loop.nowMilliseconds
             e.state = .running
             e.lastError = nil
@@ -139,8 +148,40 @@ public final class PluginSupervisor {
         }
     }
 
+    /// The plugin's stderr goes on to the daemon's (the log, as when it was inherited) and its
+    /// last lines are kept in `stderrTail`.
+    private func watchStderr(_ e: Entry, _ p: ChildProcess) {
+        guard p.pipes.count > 2, let pipe = p.pipes[2] else { return }
+        try? pipe.startReading(onRead: { [weak e] bytes in
+            e?.stderrTail.append(bytes)
+            Self.forwardToStderr(bytes)
+        }, onEnd: { [weak e, weak p] _ in
+            guard let e, let p, e.draining === p else { return }
+            e.draining = nil
+            p.close()
+        })
+    }
+
+    /// Writes `bytes` to the daemon's own stderr; a failing write drops the rest (the tail
+    /// has them).
+    static func forwardToStderr(_ bytes: UnsafeRawBufferPointer) {
+        guard var base = bytes.baseAddress else { return }
+        var left = bytes.count
+        while left > 0 {
+            let n = write(2, base, left)
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { return }
+            base += n
+            left -= n
+        }
+    }
+
     private func exited(_ e: Entry, _ exit: ChildProcess.Exit) {
-        e.process?.close()
+        if let p = e.process, !e.removed, !stopping, p.pipes.count > 2, p.pipes[2]?.isReading == true {
+            e.draining = p
+        } else {
+            e.process?.close()
+        }
         e.process = nil
         e.lastExit = exit
         if e.removed {
@@ -180,6 +221,8 @@ public final class PluginSupervisor {
         for e in entries {
             e.timer?.close()
             e.timer = nil
+            e.draining?.close()
+            e.draining = nil
             if let p = e.process {
                 try? p.kill(SIGTERM)
                 running.append(p)
@@ -195,6 +238,20 @@ public final class PluginSupervisor {
         }
     }
 
+    /// Starts a plugin that was given up on (`failed`) again, with a fresh start limit: what a
+    /// reload does once its cause is fixed (`npctl daemon reload`, the fix `doctor` names).
+    /// Returns whether it was failed.
+    @discardableResult
+    public func retryFailed(name: String) -> Bool {
+        guard !stopping, let e = entries.first(where: { $0.spec.name == name && !$0.removed && $0.state == .failed }) else {
+            return false
+        }
+        e.restartPolicy = restartPolicy
+        e.restarts += 1
+        launch(e)
+        return true
+    }
+
     /// The plugins supervised now (not those stopped by `stop(name:)`).
     public var specs: [Spec] { entries.filter { !$0.removed }.map(\.spec) }
 
@@ -205,6 +262,8 @@ public final class PluginSupervisor {
             e.removed = true
             e.timer?.close()
             e.timer = nil
+            e.draining?.close()
+            e.draining = nil
             if let p = e.process {
                 try? p.kill(SIGTERM)
             } else {
@@ -223,6 +282,7 @@ public final class PluginSupervisor {
             if let p = e.process { o["pid"] = .int(Int64(p.pid)) }
             if let x = e.lastExit { o["lastExit"] = ["status": .int(x.status), "signal": .int(Int64(x.signal))] }
             if let err = e.lastError { o["error"] = .string(err) }
+            if !e.stderrTail.isEmpty { o["stderrTail"] = .array(e.stderrTail.lines.map(JSON.string)) }
             return .object(o)
         }
     }

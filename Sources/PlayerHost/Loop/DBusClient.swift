@@ -38,6 +38,8 @@ public final class DBusClient {
         let id: Int
         var completion: ((Result<[DBusValue], DBusError>) -> Void)?
         var handler: ((Signal) -> Void)?
+        /// The match names the bus driver as its sender: only its own signals count.
+        var driverOnly = false
         var slot: OpaquePointer?
         init(client: DBusClient, id: Int) {
             self.client = client
@@ -102,18 +104,27 @@ public final class DBusClient {
     }
 
     /// Receives the signals that match (nil: any); the match is installed asynchronously.
+    ///
+    /// sd-bus does not check a well-known `sender` locally, so any peer can unicast a signal that
+    /// "matches" to this connection. For the bus driver (`org.freedesktop.DBus`, whose messages
+    /// the bus stamps with that name and no other's) the sender is checked here; for another
+    /// well-known name the handler must check `Signal.sender` against the name's owner.
     public func addMatch(sender: String? = nil, path: String? = nil, interface: String? = nil, member: String? = nil,
                          _ handler: @escaping (Signal) -> Void) throws(DBusError) -> Match {
         guard let bus = connection.bus, !connection.isClosed else { throw Self.disconnected }
         nextID += 1
         let box = Box(client: self, id: nextID)
         box.handler = handler
+        box.driverOnly = sender == Self.busDriver
         var slot: OpaquePointer?
         let r = sd_bus_match_signal_async(bus, &slot, sender, path, interface, member, { m, userdata, _ in
             guard let m, let userdata else { return 0 }
             let box = Unmanaged<Box>.fromOpaque(userdata).takeUnretainedValue()
             guard let handler = box.handler else { return 0 }
-            let signal = Signal(sender: DBusClient.string(sd_bus_message_get_sender(m)),
+            let sender = DBusClient.string(sd_bus_message_get_sender(m))
+            // A peer's forgery of a bus-driver signal (NameOwnerChanged, NameLost…).
+            if box.driverOnly, sender != DBusClient.busDriver { return 0 }
+            let signal = Signal(sender: sender,
                                 path: DBusClient.string(sd_bus_message_get_path(m)),
                                 interface: DBusClient.string(sd_bus_message_get_interface(m)),
                                 member: DBusClient.string(sd_bus_message_get_member(m)),
@@ -152,6 +163,9 @@ public final class DBusClient {
     }
 
     // MARK: - Internals
+
+    /// The bus driver's name, the sender of its own signals.
+    public static let busDriver = "org.freedesktop.DBus"
 
     private static let disconnected = DBusError("org.freedesktop.DBus.Error.Disconnected", "not connected to the bus")
 

@@ -12,6 +12,8 @@ public enum ArtworkSource: Sendable, Hashable {
     case file(String)
     /// An http(s) URL.
     case remote(String)
+    /// A `data:` URI carrying the image itself (decoded by the helper, never by the daemon).
+    case data(String)
 
     /// Parses one `artwork.sources` entry; `embedded` needs the item's local media path. Nil for
     /// anything else (unsupported schemes are never fetched).
@@ -23,6 +25,8 @@ public enum ArtworkSource: Sendable, Hashable {
             self = .file(path)
         } else if uri.hasPrefix("http://") || uri.hasPrefix("https://") {
             self = .remote(uri)
+        } else if ArtworkDataURI.isDataURI(uri) {
+            self = .data(uri)
         } else {
             return nil
         }
@@ -51,7 +55,8 @@ public enum ArtworkSource: Sendable, Hashable {
 /// What one track's artwork is resolved from: derived from its published info, so a new track
 /// (a new artwork id, new sources, a new media file) is a new request.
 public struct ArtworkRequest: Sendable, Hashable {
-    /// The cache key: the artwork's id, or `embedded:<path>` for an item's implicit artwork.
+    /// The cache key: the artwork's id (a `data:` URI's is its short content id,
+    /// `ArtworkDataURI.normalisedID`), or `embedded:<path>` for an item's implicit artwork.
     public var id: String
     /// Embedded first, then the rest in the order given.
     public var sources: [ArtworkSource]
@@ -66,7 +71,7 @@ public struct ArtworkRequest: Sendable, Hashable {
             // (An artwork with an image and the implicit id is the implicit one, resolved.)
             let parsed = a.sources.compactMap { ArtworkSource($0, mediaPath: mediaPath) }
             let embedded = parsed.filter { if case .embedded = $0 { return true } else { return false } }
-            id = a.id
+            id = ArtworkDataURI.normalisedID(a.id)
             sources = embedded + parsed.filter { !embedded.contains($0) }
             isImplicit = false
         } else if let mediaPath {
@@ -79,7 +84,7 @@ public struct ArtworkRequest: Sendable, Hashable {
     }
 
     public init(id: String, sources: [ArtworkSource], isImplicit: Bool = false) {
-        self.id = id
+        self.id = ArtworkDataURI.normalisedID(id)
         self.sources = sources
         self.isImplicit = isImplicit
     }
@@ -94,6 +99,7 @@ public struct ArtworkRequest: Sendable, Hashable {
             case .embedded: break
             case .file(let p): out.append(.file(p))
             case .remote(let u): out.append(.remote(u))
+            case .data(let u): out.append(.data(u))
             }
         }
         return out
@@ -106,11 +112,12 @@ public enum ArtworkStep: Sendable, Hashable {
     case cache
     case file(String)
     case remote(String)
+    case data(String)
 }
 
-/// Where a published image came from (`artwork.image.from`).
+/// Where a published image came from (`artwork.image.from`): `data` is a `data:` URI source.
 public enum ArtworkOrigin: String, Sendable, Hashable {
-    case embedded, cache, remote
+    case embedded, cache, remote, data
 }
 
 /// A resolved image: a file in the cache (`artwork.image`).

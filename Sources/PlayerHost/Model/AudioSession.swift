@@ -50,6 +50,10 @@ public struct AudioSession: Sendable, Hashable {
     public internal(set) var backgroundAudio = false
     /// Current interruptions; interrupted while non-empty.
     public internal(set) var interruptions: Set<InterruptionSource> = []
+    /// The clock players an interruption paused while they played: its end with
+    /// `shouldResume` plays them again (the host is their engine, so it resumes them, as mpv's
+    /// plugin resumes mpv). Emptied when the session activates or the interruption ends.
+    public internal(set) var pausedByInterruption: Set<PlayerID> = []
 
     public init() {}
 

@@ -19,12 +19,12 @@ extension NowPlayingModel {
             if !c.targets.isEmpty, !c.isEnabled {
                 out.append(Diagnostic(severity: .warning, code: "commandTargetedButDisabled",
                                       message: "\(kind.rawValue) has a target but is disabled",
-                                      fix: "command.enable \(s.id) \(kind.rawValue) true (or remove its target)"))
+                                      fix: enable(s.id, kind, true) + " (or its app removes the target)"))
             }
             if c.isEnabled, c.targets.isEmpty {
                 let fix = s.driver == .external
-                    ? "its backend must command.addTarget \(s.id) \(kind.rawValue) (or command.enable it false)"
-                    : "command.addTarget \(s.id) \(kind.rawValue), or command.bindDefaults \(s.id) (or command.enable it false)"
+                    ? "its app (the plugin or player behind it) must handle \(kind.rawValue) (command.addTarget); or turn it off: \(enable(s.id, kind, false))"
+                    : "\(FixCommand.call("command.bindDefaults", session: s.id)), or turn it off: \(enable(s.id, kind, false))"
                 out.append(Diagnostic(severity: .warning, code: "commandEnabledWithoutTarget",
                                       message: "\(kind.rawValue) is enabled but has no target", fix: fix))
             }
@@ -32,9 +32,20 @@ extension NowPlayingModel {
         return out
     }
 
+    /// `npctl call command.enable '{"session":…,"command":…,"enabled":…}'`.
+    private func enable(_ id: SessionID, _ kind: RemoteCommandKind, _ on: Bool) -> String {
+        FixCommand.call("command.enable", session: id, [("command", FixCommand.jsonString(kind.rawValue)), ("enabled", on ? "true" : "false")])
+    }
+
     package func faults(of s: Session) -> [Diagnostic] {
         var out: [Diagnostic] = Eligibility(s).failures.map {
-            Diagnostic(severity: .error, code: $0.code, message: $0.reason, fix: $0.fix)
+            // A session that has not played yet is inactive by design (apps activate right
+            // before they play, issue 22): a warning that says so, not an error.
+            $0.code == "audioInactive"
+                ? Diagnostic(severity: .warning, code: $0.code,
+                             message: "\($0.reason): it activates when it first plays, and cannot be Now Playing until then",
+                             fix: $0.fix)
+                : Diagnostic(severity: .error, code: $0.code, message: $0.reason, fix: $0.fix)
         }
         let published = publishedInfo(s)
         let info = published.info
@@ -43,8 +54,11 @@ extension NowPlayingModel {
         let loaded = sessionPlayers.contains { $0.timeline.currentItem != nil }
 
         for (i, p) in sessionPlayers.enumerated() where p.timeline.status == .failed {
-            out.append(Diagnostic(severity: .error, code: "playerFailed", message: "player \(i) failed",
-                                  fix: "player.load \(s.id) again with a playable item"))
+            let item = p.timeline.currentItem?.title.map { " on \"\($0)\"" } ?? ""
+            out.append(Diagnostic(severity: .error, code: "playerFailed", message: "player \(i + 1) of \(s.id) failed\(item)",
+                                  fix: s.driver == .external
+                                      ? "open something playable in it (npctl open FILE for mpv)"
+                                      : FixCommand.call("player.load", session: s.id, [("items", #"[{"title":"…","url":"FILE"}]"#)])))
         }
         if !s.automaticallyPublishes {
             let rate = info.rate ?? 0
@@ -65,8 +79,9 @@ extension NowPlayingModel {
         }
         if info.title == nil {
             out.append(Diagnostic(severity: .warning, code: "noTitle", message: "no title: nothing will display",
-                                  fix: s.automaticallyPublishes ? "give the current item a title (player.load \(s.id) with the item's title)"
-                                      : "info.update \(s.id) {title}"))
+                                  fix: s.driver == .external ? "its player gives the current item no title: tag the file with one"
+                                      : s.automaticallyPublishes ? "load items with titles: " + FixCommand.call("player.load", session: s.id, [("items", #"[{"title":"…","url":"FILE"}]"#)])
+                                      : FixCommand.call("info.update", session: s.id, [("info", #"{"title":"…"}"#)])))
         }
         if info.duration == nil, !info.isLiveStream, !(info.isEmpty && !loaded) {
             out.append(Diagnostic(severity: .warning, code: "noDuration",
@@ -75,7 +90,10 @@ extension NowPlayingModel {
         }
         if info[.artwork] == nil {
             out.append(Diagnostic(severity: .info, code: "noArtwork", message: "no artwork: displays show a placeholder",
-                                  fix: "set artwork {id, bounds, sources}"))
+                                  fix: s.automaticallyPublishes
+                                      ? "give the current item a cover (embedded in the file, or artwork in the item's info)"
+                                      : FixCommand.call("info.update", session: s.id,
+                                                        [("info", #"{"artwork":{"id":"cover","sources":["file:///path/to/cover.jpg"]}}"#)])))
         }
         out += artworkFaults(s, info)
         for k in [RemoteCommandKind.skipForward, .skipBackward] {
@@ -83,7 +101,8 @@ extension NowPlayingModel {
             if c.isEnabled, c.configuration.preferredIntervals.isEmpty {
                 out.append(Diagnostic(severity: .warning, code: "noPreferredIntervals",
                                       message: "\(k.rawValue) has no preferredIntervals: remotes cannot label the button",
-                                      fix: "command.configure \(s.id) \(k.rawValue) {preferredIntervals: [15]}"))
+                                      fix: FixCommand.call("command.configure", session: s.id,
+                                                           [("command", FixCommand.jsonString(k.rawValue)), ("preferredIntervals", "[15]")])))
             }
         }
         out += halfSetUpCommands(of: s)
@@ -96,7 +115,8 @@ extension NowPlayingModel {
         if rate.isEnabled, rate.configuration.supportedPlaybackRates.isEmpty {
             out.append(Diagnostic(severity: .warning, code: "noSupportedRates",
                                   message: "changePlaybackRate has no supportedPlaybackRates: every rate is refused",
-                                  fix: "command.configure \(s.id) changePlaybackRate {supportedPlaybackRates: [1, 1.5, 2]}"))
+                                  fix: FixCommand.call("command.configure", session: s.id,
+                                                       [("command", #""changePlaybackRate""#), ("supportedPlaybackRates", "[0.5,1,1.5,2]")])))
         }
         if s.app != Self.hostApp, !s.audio.backgroundAudio {
             out.append(Diagnostic(severity: .info, code: "noBackgroundAudio",

@@ -35,17 +35,20 @@ public struct Eligibility: Sendable, Hashable {
         let id = session.id
         if a.category == .ambient {
             f.append(Failure(code: "mixableCategory", reason: "category ambient is mixable: never Now Playing",
-                             fix: "audio.configure \(id) with category playback"))
+                             fix: FixCommand.call("audio.configure", session: id, [("category", "\"playback\"")])))
         }
         for option in a.options.sorted() {
             let reason = option == .mixWithOthers
                 ? "option mixWithOthers makes the audio session mixable: never Now Playing"
                 : "option duckOthers implies mixWithOthers: never Now Playing"
+            // Configuring without options drops them all (the category stays).
             f.append(Failure(code: "mixableOption", reason: reason,
-                             fix: "audio.configure \(id) without the \(option.rawValue) option"))
+                             fix: FixCommand.call("audio.configure", session: id,
+                                                  [("category", FixCommand.jsonString(a.category.rawValue))])))
         }
         if !a.isActive {
-            f.append(Failure(code: "audioInactive", reason: "audio session not active", fix: "audio.activate \(id)"))
+            f.append(Failure(code: "audioInactive", reason: "audio session not active",
+                             fix: "\(FixCommand.activate(id)), or play it: npctl play --session \(FixCommand.word(id))"))
         } else if a.isInterrupted {
             let by = a.interruptions.sorted().map { src -> String in
                 switch src {
@@ -53,8 +56,10 @@ public struct Eligibility: Sendable, Hashable {
                 case .session(let s): return "session \(s)"
                 }
             }.joined(separator: " and ")
-            f.append(Failure(code: "interrupted", reason: "audio session interrupted by \(by)",
-                             fix: "wait for the interruption to end, or audio.activate \(id) again"))
+            let fix = a.interruptions.contains(.system)
+                ? "wait for the system's interruption to end (npctl call audio.interrupt '{\"type\":\"ended\"}' ends it)"
+                : "\(FixCommand.activate(id)) (takes the audio back, as pressing play in it would)"
+            f.append(Failure(code: "interrupted", reason: "audio session interrupted by \(by)", fix: fix))
         }
         let center = session.commandCenter
         if center.availableCommands.isEmpty {
@@ -67,8 +72,10 @@ public struct Eligibility: Sendable, Hashable {
             let reason = details.isEmpty
                 ? "no available command: no command is enabled and targeted"
                 : "no available command: " + details.joined(separator: "; ")
-            f.append(Failure(code: "noAvailableCommand", reason: reason,
-                             fix: "command.bindDefaults \(id), or command.enable and command.addTarget"))
+            let fix = session.driver == .external
+                ? "its app must handle a command (command.addTarget and command.enable); see npctl plugins"
+                : FixCommand.call("command.bindDefaults", session: id)
+            f.append(Failure(code: "noAvailableCommand", reason: reason, fix: fix))
         }
         failures = f
     }

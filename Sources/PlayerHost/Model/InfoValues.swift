@@ -18,7 +18,7 @@ public struct Artwork: Sendable, Hashable {
     public var image: ArtworkImage?
 
     public init(id: String, width: Double? = nil, height: Double? = nil, sources: [String] = [], image: ArtworkImage? = nil) {
-        self.id = id
+        self.id = ArtworkDataURI.normalisedID(id)
         self.width = width
         self.height = height
         self.sources = sources
@@ -30,7 +30,9 @@ public struct Artwork: Sendable, Hashable {
         guard let id = o["id"]?.stringValue, !id.isEmpty else {
             throw ModelError.info("artwork needs a non-empty string id", key: "artwork")
         }
-        self.id = id
+        // A `data:` URI as the id (MPRIS importers pass `mpris:artUrl` as id and source) becomes
+        // its short content id: the cover is not repeated in every event, key and fault.
+        self.id = ArtworkDataURI.normalisedID(id)
         if let b = o["bounds"], !b.isNull {
             guard let w = b["width"]?.doubleValue, let h = b["height"]?.doubleValue, w > 0, h > 0 else {
                 throw ModelError.info("artwork bounds need positive width and height", key: "artwork")

@@ -47,6 +47,7 @@ extension NowPlayingModel {
             if s.audio.isActive, !s.audio.isInterrupted { return s.audio }
             m.sessions[id]!.audio.isActive = true
             m.sessions[id]!.audio.interruptions = []
+            m.sessions[id]!.audio.pausedByInterruption = []
             if !s.audio.isMixable { m.interruptOthers(by: id, at: t) }
             return m.sessions[id]!.audio
         }
@@ -62,8 +63,9 @@ extension NowPlayingModel {
             guard s.audio.isActive else { return s.audio }
             m.sessions[id]!.audio.isActive = false
             m.sessions[id]!.audio.interruptions = []
+            m.sessions[id]!.audio.pausedByInterruption = []
             m.pausePlayers(of: id, at: t)
-            if notifyOthers { m.releaseInterruptions(by: id, shouldResume: true) }
+            if notifyOthers { m.releaseInterruptions(by: id, shouldResume: true, at: t) }
             return m.sessions[id]!.audio
         }
     }
@@ -78,13 +80,13 @@ extension NowPlayingModel {
                 case .began:
                     guard s.audio.isActive, !s.audio.interruptions.contains(.system) else { continue }
                     m.sessions[s.id]!.audio.interruptions.insert(.system)
-                    m.pausePlayers(of: s.id, at: t)
+                    m.pausePlayers(of: s.id, at: t, forInterruption: true)
                     m.emit(.interruptionBegan(s.id, source: .system))
                 case .ended:
                     guard s.audio.interruptions.contains(.system) else { continue }
                     m.sessions[s.id]!.audio.interruptions.remove(.system)
                     if !m.sessions[s.id]!.audio.isInterrupted {
-                        m.emit(.interruptionEnded(s.id, shouldResume: shouldResume ?? true))
+                        m.endInterruption(of: s.id, shouldResume: shouldResume ?? true, at: t)
                     }
                 }
             }
@@ -99,27 +101,44 @@ extension NowPlayingModel {
         where other.app != me.app && other.audio.isActive && !other.audio.isMixable {
             guard !other.audio.interruptions.contains(.session(id)) else { continue }
             sessions[other.id]!.audio.interruptions.insert(.session(id))
-            pausePlayers(of: other.id, at: t)
+            pausePlayers(of: other.id, at: t, forInterruption: true)
             emit(.interruptionBegan(other.id, source: .session(id)))
         }
     }
 
     /// Ends interruptions `id` caused; a session with none left gets `ended`.
-    mutating func releaseInterruptions(by id: SessionID, shouldResume: Bool) {
+    mutating func releaseInterruptions(by id: SessionID, shouldResume: Bool, at t: MonotonicInstant) {
         let candidates = index.interrupted(by: id).union(sessions.dirty).compactMap { sessions[$0] }
         for other in candidates.sorted(by: { $0.order < $1.order }) where other.audio.interruptions.contains(.session(id)) {
             sessions[other.id]!.audio.interruptions.remove(.session(id))
             if !sessions[other.id]!.audio.isInterrupted {
-                emit(.interruptionEnded(other.id, shouldResume: shouldResume))
+                endInterruption(of: other.id, shouldResume: shouldResume, at: t)
             }
         }
     }
 
+    /// A session's last interruption ended: `ended` goes to its app, and with `shouldResume`
+    /// the clock players the interruptions paused play again. (An external engine's backend
+    /// resumes its own engine on the event: mpv's plugin and the MPRIS importer do.)
+    mutating func endInterruption(of id: SessionID, shouldResume: Bool, at t: MonotonicInstant) {
+        let paused = sessions[id]?.audio.pausedByInterruption ?? []
+        sessions[id]?.audio.pausedByInterruption = []
+        if shouldResume, sessions[id]?.driver == .clock {
+            for pid in paused.sorted() where players[pid]?.session == id { _ = try? players[pid]?.timeline.play(at: t) }
+        }
+        emit(.interruptionEnded(id, shouldResume: shouldResume))
+    }
+
     /// Pauses a clock session's players. An external engine is paused by its backend (its app
     /// gets the interruption) and reported with `player.sync`: pausing the model alone would
-    /// publish a pause the engine never made.
-    mutating func pausePlayers(of id: SessionID, at t: MonotonicInstant) {
+    /// publish a pause the engine never made. `forInterruption` remembers which were playing,
+    /// so the end of the interruption can resume them.
+    mutating func pausePlayers(of id: SessionID, at t: MonotonicInstant, forInterruption: Bool = false) {
         guard sessions[id]?.driver == .clock else { return }
-        for pid in sessions[id]?.playerIDs ?? [] { players[pid]?.timeline.pause(at: t) }
+        for pid in sessions[id]?.playerIDs ?? [] {
+            if players[pid]?.timeline.pause(at: t) == true, forInterruption {
+                sessions[id]?.audio.pausedByInterruption.insert(pid)
+            }
+        }
     }
 }

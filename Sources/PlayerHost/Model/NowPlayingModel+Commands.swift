@@ -220,6 +220,7 @@ extension NowPlayingModel {
         }
         sessions[id]!.audio.isActive = true
         sessions[id]!.audio.interruptions = []
+        sessions[id]!.audio.pausedByInterruption = []
         if !s.audio.isMixable { interruptOthers(by: id, at: t) }
         // The person chose this one: it becomes its app's active session (and so Now Playing,
         // once it plays and its app holds the most recent playback).

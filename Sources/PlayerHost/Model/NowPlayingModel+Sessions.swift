@@ -6,7 +6,8 @@ extension NowPlayingModel {
 
     /// `host.hello`: the connection (or, with `client` nil, an in-process plugin) becomes an app.
     /// Saying hello again on the same connection returns the same app.
-    public mutating func registerApp(name: String, client: ClientID?, now: MonotonicInstant) throws -> ModelResult<App> {
+    public mutating func registerApp(name: String, client: ClientID?, desktopEntry: String? = nil,
+                                     now: MonotonicInstant) throws -> ModelResult<App> {
         try perform(now) { m, _ in
             if let c = client, let existing = m.clientApps[c], let app = m.apps[existing] { return app }
             let trimmed = String(name.drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
@@ -15,7 +16,8 @@ extension NowPlayingModel {
             var id = slug == Self.hostApp ? "\(slug)-app" : slug
             var n = 2
             while m.apps[id] != nil { id = "\(slug)-\(n)"; n += 1 }
-            let app = App(id: id, name: trimmed, client: client, order: m.tick())
+            var app = App(id: id, name: trimmed, client: client, order: m.tick())
+            app.desktopEntry = desktopEntry
             m.apps[id] = app
             if let c = client { m.clientApps[c] = id }
             m.emit(.appRegistered(app))
@@ -222,7 +224,8 @@ extension NowPlayingModel {
     }
 
     /// `session.close`: players pause (and go, unless adopted), sessions it interrupted are
-    /// released (`ended`, `shouldResume: false`), the slot moves on if it held it.
+    /// released as if it had deactivated with `notifyOthers` (`ended`, `shouldResume: true`: a
+    /// player paused by the interruption plays again), the slot moves on if it held it.
     public mutating func closeSession(_ id: SessionID, caller: Caller = .host, now: MonotonicInstant) throws -> ModelResult<Void> {
         try perform(now) { m, t in
             try m.requireOwner(try m.session(id), caller)
@@ -279,7 +282,10 @@ extension NowPlayingModel {
         }
         sessions[id] = nil
         freeDefaultID(id)
-        releaseInterruptions(by: id, shouldResume: false)
+        // A closing session (its app exiting included) gives the audio back: what it paused
+        // resumes, as after `audio.deactivate` with `notifyOthers` (SPEC, Audio session). With
+        // `false` here, mpv stayed paused for good after a plugin that interrupted it exited.
+        releaseInterruptions(by: id, shouldResume: true, at: t)
         if apps[s.app]?.preferredSession == id { apps[s.app]?.preferredSession = nil }
         closedHints[id] = reason
         emit(.sessionClosed(id, reason: reason))

@@ -132,7 +132,7 @@ public final class PluginContext {
     /// for a plugin that brings several apps into the model (the MPRIS importer: one per desktop
     /// player, so the arbiter and audio interruptions see them apart). The caller owns the new
     /// context and closes it; its sessions go with it. In-process plugins only for now.
-    public func openApp(_ name: String, _ completion: @escaping (Result<PluginContext, RPCError>) -> Void) {
+    public func openApp(_ name: String, desktopEntry: String? = nil, _ completion: @escaping (Result<PluginContext, RPCError>) -> Void) {
         guard !isClosed, let connector else {
             return loop.onNextTurn { completion(.failure(RPCError(.pluginFailure, "this plugin's host connection cannot open others"))) }
         }
@@ -140,7 +140,9 @@ public final class PluginContext {
         case .failure(let e):
             loop.onNextTurn { completion(.failure(e)) }
         case .success(let c):
-            c.call("host.hello", ["name": .string(name)]) { result in
+            var hello: [String: JSON] = ["name": .string(name)]
+            if let desktopEntry { hello["desktopEntry"] = .string(desktopEntry) }
+            c.call("host.hello", hello) { result in
                 switch result {
                 case .success: completion(.success(c))
                 case .failure(let e):

@@ -19,6 +19,13 @@ final class ImportedPlayer {
     private(set) var app: PluginContext?
     private(set) var properties: [String: DBusValue] = [:]
     private var position: Int64?
+    /// When `position` was read (ns on the loop's monotonic clock, `now`): a player without
+    /// `Seeked` has moved on since, and a seek from the stale value would overshoot.
+    private var positionReadAt: UInt64 = 0
+    /// The loop's monotonic clock in ns, read here at the I/O edge (injected for tests).
+    private let now: () -> UInt64
+    /// The `supportedPlaybackRates` last configured (nil: none yet).
+    private var configuredRates: [Double]?
     private var enabled: [String: Bool] = [:]
     private var audioActive = false
     /// The model interrupted it (an `interruption began` not yet ended).
@@ -42,8 +49,10 @@ final class ImportedPlayer {
     /// Whether the player says it plays.
     var isPlaying: Bool { properties["PlaybackStatus"]?.stringValue == "Playing" }
 
-    init(busName: String, owner: String, client: DBusClient, interruptImported: Bool, log: @escaping (String) -> Void) {
+    init(busName: String, owner: String, client: DBusClient, interruptImported: Bool,
+         now: @escaping () -> UInt64 = EventLoop.hrtime, log: @escaping (String) -> Void) {
         self.busName = busName
+        self.now = now
         self.owner = owner
         self.sessionID = MPRISImportMapping.sessionID(for: busName)
         self.client = client
@@ -55,14 +64,14 @@ final class ImportedPlayer {
     func start(host: PluginContext) {
         getAll(MPRISImportMapping.rootInterface) { [weak self] root in
             guard let self, !self.isClosed else { return }
-            // The host takes app names of at most 200 bytes.
-            let identity = root["Identity"]?.stringValue.flatMap { $0.isEmpty ? nil : MPRISImportMapping.text($0, maxBytes: 200) }
-                ?? self.sessionID
+            // Identity is the app's name (kept as given: `appName`), DesktopEntry its desktop entry.
+            let identity = MPRISImportMapping.appName(root["Identity"], fallback: self.sessionID)
+            let desktopEntry = MPRISImportMapping.desktopEntry(root["DesktopEntry"])
             self.getAll(MPRISImportMapping.playerInterface) { [weak self] player in
                 guard let self, !self.isClosed else { return }
                 self.properties = MPRISImportMapping.bounded(properties: player)
-                self.position = MPRISImportMapping.microseconds(player["Position"])
-                host.openApp(identity) { [weak self] result in
+                self.setPosition(MPRISImportMapping.microseconds(player["Position"]))
+                host.openApp(identity, desktopEntry: desktopEntry) { [weak self] result in
                     switch result {
                     case .failure(let e):
                         self?.log("\(self?.busName ?? identity): cannot open its app connection: \(e.message)")
@@ -101,6 +110,7 @@ final class ImportedPlayer {
                 return self.log("\(self.busName): session.create: \(e.message)")
             }
             app.send("audio.configure", ["session": sid, "category": "playback"])
+            self.configureRates(app)
             for command in MPRISImportMapping.commands {
                 let on = self.isEnabled(command)
                 self.enabled[command] = on
@@ -153,7 +163,7 @@ final class ImportedPlayer {
     /// `Seeked(x position)`: the position is in the signal (nil: out of range, so not known).
     func seeked(to position: Int64?) {
         guard !isClosed else { return }
-        self.position = position
+        setPosition(position)
         publish()
     }
 
@@ -166,13 +176,24 @@ final class ImportedPlayer {
             guard let self, !self.isClosed else { return }
             self.positionReadInFlight = false
             // An answer out of range (or of another type) is "not known", like no answer.
-            if case .success(let args) = result { self.position = MPRISImportMapping.microseconds(args.first) }
+            if case .success(let args) = result { self.setPosition(MPRISImportMapping.microseconds(args.first)) }
             if self.momentPending {
                 self.momentPending = false
                 return self.moment()
             }
             self.publish()
         }
+    }
+
+    /// A position the player gave (or a seek put it at), read now.
+    private func setPosition(_ us: Int64?) {
+        position = us
+        positionReadAt = now()
+    }
+
+    /// The player's position now: the last one read, moved on by the time since while it plays.
+    private var currentPosition: Int64? {
+        MPRISImportMapping.extrapolated(position, readAt: positionReadAt, now: now(), properties: properties)
     }
 
     /// Sends what the moment changed: command enables, the audio session, then `player.sync`.
@@ -183,7 +204,7 @@ final class ImportedPlayer {
         publishInFlight = true
         updateCommands()
         updateAudio()
-        var p = MPRISImportMapping.sync(properties, position: position)
+        var p = MPRISImportMapping.sync(properties, position: currentPosition)
         p["session"] = .string(sessionID)
         app.call("player.sync", p) { [weak self] result in
             guard let self else { return }
@@ -197,12 +218,22 @@ final class ImportedPlayer {
 
     private func updateCommands() {
         guard let app else { return }
+        configureRates(app)
         for command in MPRISImportMapping.commands {
             let on = isEnabled(command)
             guard enabled[command] != on else { continue }
             enabled[command] = on
             app.send("command.enable", ["session": .string(sessionID), "command": .string(command), "enabled": .bool(on)])
         }
+    }
+
+    /// `changePlaybackRate`'s rates follow the player's `MinimumRate`/`MaximumRate`.
+    private func configureRates(_ app: PluginContext) {
+        let rates = MPRISImportMapping.supportedRates(properties)
+        guard rates != configuredRates else { return }
+        configuredRates = rates
+        app.send("command.configure", ["session": .string(sessionID), "command": "changePlaybackRate",
+                                       "supportedPlaybackRates": .array(rates.map { .double($0) })])
     }
 
     /// Activated when it plays (re-activated if the model interrupted it meanwhile: playing
@@ -228,12 +259,36 @@ final class ImportedPlayer {
     // MARK: - Commands and interruptions out
 
     private func perform(_ event: JSON, _ reply: @escaping (CommandStatus) -> Void) {
-        guard let client, let call = MPRISImportMapping.call(for: event, properties: properties, position: position) else {
+        guard MPRISImportMapping.seeksByOffset(event, properties) else { return send(event, reply) }
+        guard let client else { return reply(.commandFailed) }
+        // A Seek by offset is only as good as the position it starts from: read it fresh (the
+        // one from the last key moment is as old as that moment on a player without `Seeked`).
+        // Within 0.5 s, so the Seek after it still fits the host's command timeout (2 s).
+        client.call(busName, path: MPRISImportMapping.objectPath, interface: "org.freedesktop.DBus.Properties",
+                    member: "Get", arguments: [.string(MPRISImportMapping.playerInterface), .string("Position")],
+                    timeoutMs: MPRISImportMapping.freshPositionTimeoutMs) { [weak self] result in
+            guard let self, !self.isClosed else { return reply(.commandFailed) }
+            // Not answered: the last one read, extrapolated, is the best there is.
+            if case .success(let args) = result { self.setPosition(MPRISImportMapping.microseconds(args.first)) }
+            self.send(event, reply)
+        }
+    }
+
+    private func send(_ event: JSON, _ reply: @escaping (CommandStatus) -> Void) {
+        guard let client, let call = MPRISImportMapping.call(for: event, properties: properties, position: currentPosition) else {
             return reply(.commandFailed)
         }
+        let seekTarget = MPRISImportMapping.seeksByOffset(event, properties) ? event["position"]?.doubleValue : nil
         let done: (Result<[DBusValue], DBusError>) -> Void = { [weak self] result in
             switch result {
-            case .success: reply(.success)
+            case .success:
+                // A player without `Seeked` says nothing of where it is now: it is where we
+                // put it, and the model hears so (else its elapsed stays the old one).
+                if let self, let seekTarget, !self.isClosed {
+                    self.setPosition(MPRISImportMapping.clampedMicroseconds(seekTarget))
+                    self.publish()
+                }
+                reply(.success)
             case .failure(let e):
                 self?.log("\(self?.busName ?? ""): \(event["command"]?.stringValue ?? "command"): \(e.name): \(e.message)")
                 reply(.commandFailed)

@@ -56,6 +56,22 @@ extension MPRISImportMapping {
         return text(s)
     }
 
+    /// The app name an imported player's connection says in `host.hello`: its `Identity` within
+    /// what the host takes (200 bytes, 128 characters, not blank), else `fallback` — a player
+    /// whose Identity is 150 letters or spaces only is imported all the same.
+    static func appName(_ identity: DBusValue?, fallback: String) -> String {
+        guard let s = identity?.stringValue, s.contains(where: { $0 != " " }) else { return fallback }
+        let cut = text(s, maxBytes: 200)
+        return cut.count <= 128 ? cut : String(cut.prefix(127)) + "…"
+    }
+
+    /// The `DesktopEntry` an imported player gives, whole within the host's 255 bytes or not at
+    /// all (a cut name would name another desktop file).
+    static func desktopEntry(_ v: DBusValue?) -> String? {
+        guard let s = v?.stringValue, !s.isEmpty, s.utf8.count <= 255 else { return nil }
+        return s
+    }
+
     /// A URL value, whole or not at all (nil: absent, empty, or longer than the cap).
     static func boundedURL(_ v: DBusValue?) -> String? {
         guard let s = v?.stringValue, !s.isEmpty, s.utf8.count <= maxStringBytes else { return nil }

@@ -22,6 +22,10 @@ enum MPRISImportMapping {
         return !ignore.contains { $0 == short || $0 == base || $0 == name }
     }
 
+    /// Whether a signal's sender (as the bus stamped it) is the bus driver: a bus-driver signal
+    /// (`NameOwnerChanged`) from anyone else is a peer's forgery.
+    static func isFromBusDriver(_ sender: String) -> Bool { sender == "org.freedesktop.DBus" }
+
     /// `mpris-<name>`: the part after the prefix with anything outside `[A-Za-z0-9._-]` made `_`,
     /// instance suffix kept (`mpris-mpv.instance1234`), within the model's 64 characters.
     static func sessionID(for name: String) -> String {
@@ -120,10 +124,54 @@ enum MPRISImportMapping {
         }
     }
 
+    /// The playback rates an imported session offers: the usual steps within the player's
+    /// `MinimumRate` ... `MaximumRate` (MPRIS 2.2 requires both; absent or not a rate, each counts
+    /// as 1, so a player that cannot change rate offers 1 only). Never empty: the SPEC's rule
+    /// ("a rate must be one of them") then refuses only rates the player would refuse too.
+    static func supportedRates(_ p: [String: DBusValue]) -> [Double] {
+        func bound(_ key: String) -> Double {
+            guard let r = p[key]?.doubleValue, r.isFinite, r > 0 else { return 1 }
+            return min(r, maxRate)
+        }
+        let low = bound("MinimumRate"), high = bound("MaximumRate")
+        let within = rateSteps.filter { $0 >= low - 1e-9 && $0 <= high + 1e-9 }
+        return within.isEmpty ? [1] : within
+    }
+
+    /// The steps `supportedRates` picks from (those of the host's own sessions, and beyond).
+    static let rateSteps: [Double] = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 4]
+
+    /// The player's position now, from the last one it gave (`position`, µs) and when that was
+    /// read (`readAt`, ns on the loop's monotonic clock): while it plays, it has moved on by the
+    /// time since, times its rate. nil when the position is not known. Pure: the caller reads
+    /// the clock (at the I/O edge) and passes `now`.
+    static func extrapolated(_ position: Int64?, readAt: UInt64, now: UInt64, properties p: [String: DBusValue]) -> Int64? {
+        guard let position, let seconds = Microseconds.boundedSeconds(position) else { return nil }
+        guard p["PlaybackStatus"]?.stringValue == "Playing", now > readAt else { return position }
+        let elapsed = Double(now - readAt) / 1e9 * (rate(p["Rate"]) ?? 1)
+        var moved = seconds + elapsed
+        // Not past the end of the track: a player stops or moves on there, and a seek from a
+        // position beyond it would land short.
+        if case .dictionary(let m)? = p["Metadata"], let length = durationSeconds(m) { moved = min(moved, length) }
+        return clampedMicroseconds(moved)
+    }
+
     /// What a command becomes on the bus.
     enum Call: Equatable {
         case method(String, [DBusValue])
         case set(String, DBusValue)
+    }
+
+    /// How long the fresh `Position` read before a `Seek` by offset may take (ms); past it, the
+    /// last position read, extrapolated, stands in.
+    static let freshPositionTimeoutMs: UInt64 = 500
+
+    /// Whether `event` becomes a `Seek` by offset from the current position: a position change
+    /// on a player whose track has no id (`SetPosition` needs one).
+    static func seeksByOffset(_ event: JSON, _ p: [String: DBusValue]) -> Bool {
+        guard event["command"]?.stringValue == "changePlaybackPosition" else { return false }
+        if case .dictionary(let m)? = p["Metadata"], m["mpris:trackid"]?.stringValue != nil { return false }
+        return true
     }
 
     /// The MPRIS call for a command event (nil: the event lacks what it needs).
@@ -146,7 +194,8 @@ enum MPRISImportMapping {
             guard let s = number("position"), s >= 0 else { return nil }
             let target = clampedMicroseconds(s)
             // SetPosition needs the current track's id; without one, Seek by the difference
-            // from the last position the player gave (unknown, or out of range: no seek).
+            // from the player's position now (`position`: extrapolated by the caller from a
+            // fresh read; unknown, or out of range: no seek).
             if case .dictionary(let m)? = p["Metadata"], let track = m["mpris:trackid"]?.stringValue {
                 return .method("SetPosition", [.objectPath(track), .int64(target)])
             }

@@ -64,7 +64,12 @@ public final class MPRISImportPlugin: SessionPlugin {
             }
             _ = try client.addMatch(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                     interface: "org.freedesktop.DBus", member: "NameOwnerChanged") { [weak self] s in
-                guard s.arguments.count == 3, let name = s.arguments[0].stringValue,
+                // sd-bus does not check a well-known sender locally: any peer can unicast a
+                // forged NameOwnerChanged here (to import or drop players at will). The bus
+                // stamps the real sender, and only the driver's is "org.freedesktop.DBus".
+                // DBusClient checks it for a match on the driver; checked here as well, since
+                // this is where a forgery would do harm.
+                guard MPRISImportMapping.isFromBusDriver(s.sender), s.arguments.count == 3, let name = s.arguments[0].stringValue,
                       let old = s.arguments[1].stringValue, let new = s.arguments[2].stringValue else { return }
                 self?.ownerChanged(name, old: old, new: new)
             }

@@ -18,6 +18,7 @@ extension CommandOutcome {
     public func toJSON() -> JSON {
         var out: [String: JSON] = ["session": .string(session), "command": .string(command.rawValue), "status": .string(status.name)]
         if let reason { out["reason"] = .string(reason) }
+        if let message { out["message"] = .string(message) }
         return .object(out)
     }
 }

@@ -5,16 +5,27 @@ import PlayerHostModel
 // into the JSON value tree that RPC writes.
 
 extension NowPlayingModel {
-    /// `session.list`: `[{id, kind, app, isActive, canBecomeActive, playbackState, isNowPlaying}]`.
+    /// `session.list`: `[{id, kind, app, appName, desktopEntry?, isActive, canBecomeActive,
+    /// playbackState, isNowPlaying}]`.
     public func sessionListJSON() -> JSON {
         .array(orderedSessions.map { s in
-            [
+            var o: [String: JSON] = [
                 "id": .string(s.id), "kind": .string(s.kind.description), "app": .string(s.app),
                 "isActive": .bool(isActive(s.id)), "canBecomeActive": .bool(Eligibility.isEligible(s)),
                 "playbackState": .string(publishedInfo(s).playbackState.rawValue),
                 "isNowPlaying": .bool(nowPlayingSession == s.id),
             ]
+            appNaming(s.app, into: &o)
+            return .object(o)
         })
+    }
+
+    /// The app's name as it gave it (`appName`: an imported player's Identity) and its desktop
+    /// entry when it said one.
+    func appNaming(_ app: AppID, into o: inout [String: JSON]) {
+        guard let a = apps[app] else { return }
+        o["appName"] = .string(a.name)
+        if let d = a.desktopEntry { o["desktopEntry"] = .string(d) }
     }
 
     /// `session.get`: the full session with players, commands, audio, info and eligibility;
@@ -26,7 +37,7 @@ extension NowPlayingModel {
         let s = try m.session(id)
         let e = Eligibility(s)
         let published = m.publishedInfo(s)
-        return [
+        var o: [String: JSON] = [
             "id": .string(s.id), "kind": .string(s.kind.description), "app": .string(s.app),
             "players": .array(m.players(of: s).map { $0.toJSON(now: t) }),
             "commands": s.commandCenter.toJSON(),
@@ -42,5 +53,7 @@ extension NowPlayingModel {
             "isNowPlaying": .bool(m.nowPlayingSession == id),
             "eligibility": e.toJSON(),
         ]
+        appNaming(s.app, into: &o)
+        return .object(o)
     }
 }

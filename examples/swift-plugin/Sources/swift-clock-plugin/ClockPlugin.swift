@@ -40,7 +40,8 @@ final class ClockPlugin: SessionPlugin {
                 if player["playbackState"] == "playing" { self.player("player.pause", reply) } else { self.play(reply) }
             }
         }
-        context.send("audio.activate", ["session": session])
+        // No audio.activate here: `play` activates right before playing. An idle session that
+        // activated now would interrupt (pause) whatever the user is listening to.
         log("session swift-clock ready")
     }
 
