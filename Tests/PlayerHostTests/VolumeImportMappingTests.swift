@@ -44,3 +44,22 @@ import Testing
         #expect(call(["command": "changeVolume", "volume": -1]) == nil)
     }
 }
+
+/// The same through a real daemon and a fake player on a private bus: its `Volume` shows as the
+/// session's volume, and `npctl volume` sets the player's `Volume`.
+@Suite(.serialized) struct VolumeImportEndToEndTests {
+    @Test func anImportedPlayersVolumeIsReadAndSet() throws {
+        let f = try ImportFixture()
+        defer { f.close() }
+        try f.startFake("fake")
+        func level() throws -> Double? { try f.client.call("info.get", ["session": "mpris-fake"])["volume"]?.doubleValue }
+        #expect(try f.waitUntil(10) { try f.session("mpris-fake") != nil && level() == 0.8 }, "\((try? level()) ?? -1)")
+        #expect(try f.npctl("volume --session mpris-fake") == (0, "0.800000\n"))
+        let r = try f.npctl("volume 0.3 --session mpris-fake")
+        #expect(r.status == 0, "\(r.output)")
+        let volume = try f.mpris.sh("gdbus call --session --dest org.mpris.MediaPlayer2.fake --object-path /org/mpris/MediaPlayer2 "
+            + "--method org.freedesktop.DBus.Properties.Get org.mpris.MediaPlayer2.Player Volume")
+        #expect(volume == "(<0.29999999999999999>,)" || volume == "(<0.3>,)", "the player's Volume: \(volume)")
+        #expect(try f.waitUntil(10) { try level() == 0.3 }, "the player's report came back: \((try? level()) ?? -1)")
+    }
+}
