@@ -42,7 +42,7 @@ struct NPCtl: ParsableCommand {
             Now.self, StatusCommand.self, Sessions.self, Watch.self,
             Play.self, Pause.self, PlayPause.self, Stop.self, Next.self, Previous.self,
             Position.self, SkipForward.self, SkipBackward.self, Rate.self, Loop.self, Shuffle.self,
-            Metadata.self, Volume.self, Queue.self, Promote.self, Demote.self, Activate.self, Doctor.self,
+            Metadata.self, Volume.self, Mute.self, Queue.self, Promote.self, Demote.self, Activate.self, Doctor.self,
             Open.self, PluginList.self, Ping.self, Call.self, Daemon.self, ArtworkCommand.self,
             // mpv queue verbs (mpc's): play N is Play's argument.
             Add.self, Clear.self, Remove.self, Move.self, Close.self,

@@ -2,20 +2,27 @@ import ArgumentParser
 import PlayerHostBase
 import PlayerHostClient
 
-/// `npctl volume [LEVEL]`: playerctl's verb. The daemon has no volume yet: its MPRIS export
-/// shows `Volume` fixed at 1.0 and ignores writes, and npctl says the same.
+/// `npctl volume [LEVEL | LEVEL+ | LEVEL-]`: playerctl's verb, on the session's volume.
+///
+/// Reading prints the export's `Volume` (`%f`: what is heard, 0 while muted). Setting goes
+/// through command `changeVolume` like every other verb, as the export's `Volume` write does:
+/// the level (relative ones from the current `Volume`) clamped to [0, `maximumVolume`], and
+/// unmuted. Like playerctl, a player that then refuses still exits 0 (the reason on stderr).
 struct Volume: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "volume",
-        abstract: "Print or set the volume (0.0–1.0), as playerctl; fixed at 1.0 until the daemon has one.",
+        abstract: "Print or set the volume (0.0–1.0, as playerctl; up to the session's maximumVolume).",
         discussion: """
-            Until the daemon has a volume, this says what playerctl says of the exported \
-            player: 1.000000, and setting it changes nothing.
+            Prints the volume as playerctl does (0.000000 while muted). LEVEL sets it, LEVEL+ \
+            and LEVEL- change it from the current one; either way within 0 and the session's \
+            maximumVolume (1 unless its player amplifies, as mpv does), and unmuted. Setting \
+            goes through command changeVolume. --json prints {session, volume, muted}.
 
             Examples:
               npctl volume
               npctl volume 0.5
               npctl volume 0.1+
+              npctl -p mpv volume 0.05-
             """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
@@ -26,23 +33,36 @@ struct Volume: ParsableCommand {
         try reporting {
             if let level {
                 if playerctlOptions.format != nil { PlayerctlFailure.command("format strings are not supported on command functions.").report() }
-                let number = level.hasSuffix("+") || level.hasSuffix("-") ? String(level.dropLast()) : level
-                if Double(number) == nil { PlayerctlFailure.command("could not parse volume as a number: \(level)").report() }
+                if PlayerctlView(raw: .null).volumeTarget(level) == nil {
+                    PlayerctlFailure.command("could not parse volume as a number: \(level)").report()
+                }
             }
             let template = try playerctlOptions.format.map(parseTemplate)
             if playerctlOptions.follow, level == nil {
                 try global.refuseJSONWithFormat()
                 return try Follower(global: global, target: target, line: { raw, now in
                     guard let raw else { return nil }
-                    guard let template else { return CFormat.format("%f", PlayerctlView.volume) }
                     let view = PlayerctlView(raw: raw, language: global.language)
+                    guard let template else { return CFormat.format("%f", view.volume) }
                     return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: false, at: now))
                 }).run()
             }
             try PlayerctlRunner.run(global, target, verb: "volume", supportsFormat: true) { player in
-                if level != nil { return .handled(nil) }
+                let view = try player.view(commands: true)
+                if let level {
+                    // Nothing Now Playing: the export takes the write and does nothing; so does npctl.
+                    guard let id = view.session, let wanted = view.volumeTarget(level) else { return .handled(nil) }
+                    try player.remote.sendReporting("changeVolume", session: id, ["volume": .double(wanted), "muted": false],
+                                                    asPlayerctl: true)
+                    return .handled(nil)
+                }
+                if global.json {
+                    let o: JSON = ["session": view.session.map { .string($0) } ?? .null, "volume": .double(view.level),
+                                   "muted": .bool(view.muted)]
+                    return .handled(o.jsonString + "\n")
+                }
                 if let template { return .handled(try template.expand(player.context(metadata: false)) + "\n") }
-                return .handled(CFormat.format("%f", PlayerctlView.volume) + "\n")
+                return .handled(CFormat.format("%f", view.volume) + "\n")
             }
         }
     }

@@ -152,7 +152,7 @@ final class ImportFixture {
                                                      "xesam:artist": dbus.Array(["Ann", "Bob"], signature="s"),
                                                      "mpris:length": dbus.Int64(120000000)}, signature="sv"),
                         "CanGoNext": False, "CanGoPrevious": True, "CanPlay": True, "CanPause": True,
-                        "CanSeek": True, "CanControl": True}}
+                        "CanSeek": True, "CanControl": True, "Volume": 0.8}}
             @dbus.service.method(dbus.PROPERTIES_IFACE, in_signature="ss", out_signature="v")
             def Get(self, i, p): return self.props[i][p]
             @dbus.service.method(dbus.PROPERTIES_IFACE, in_signature="s", out_signature="a{sv}")

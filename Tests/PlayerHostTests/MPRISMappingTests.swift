@@ -173,7 +173,7 @@ import Testing
         #expect(set("Shuffle", .boolean(true)) == .send(.changeShuffleMode, payload: ["shuffleType": "items"]))
         #expect(set("Rate", .double(2)) == .send(.changePlaybackRate, payload: ["rate": .double(2)]))
         #expect(set("Rate", .double(0)) == .send(.pause, payload: [:]))
-        #expect(set("Volume", .double(0.3)) == .ignore)
+        #expect(set("Volume", .double(0.3)) == .send(.changeVolume, payload: ["volume": 0.3, "muted": false]))
         if case .fail(let e) = set("LoopStatus", .string("Sometimes")) {
             #expect(e.name == "org.freedesktop.DBus.Error.InvalidArgs")
         } else {

@@ -16,7 +16,7 @@ import Testing
         let c = m.sessions["s"]!.commandCenter
         #expect(RemoteCommandKind.allCases.allSatisfy { !c[$0].isEnabled && c[$0].targets.isEmpty })
         #expect(c[.skipForward].configuration.preferredIntervals == [15])
-        #expect(RemoteCommandKind.allCases.count == 20)
+        #expect(RemoteCommandKind.allCases.count == 21, "SPEC's table and changeVolume")
         let json = c[.skipForward].toJSON()
         #expect(json["preferredIntervals"] == [15.0])
         #expect(json["isEnabled"] == false)

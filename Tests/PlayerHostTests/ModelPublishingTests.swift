@@ -213,7 +213,7 @@ import Testing
         let doc = try m.doctorJSON(session: "s", now: at(3))
         let entry = try #require(doc.arrayValue?.first)
         #expect(entry["audio"]?["category"] == "playback")
-        #expect(entry["commands"]?.arrayValue?.count == 20)
+        #expect(entry["commands"]?.arrayValue?.count == 21)
         #expect(entry["infoKeys"]?.arrayValue?.contains("title") == true)
         #expect(entry["explanation"]?["isNowPlaying"] == true)
     }

@@ -54,7 +54,7 @@ import Testing
         after["timestamp"] = nil
         #expect(JSON.object(before) == JSON.object(after))
         #expect(JSON.object(before) == [
-            "session": "pip", "playbackState": "paused",
+            "session": "pip", "playbackState": "paused", "volume": 1.0, "muted": false,
             "info": ["artist": "Apple", "title": "WWDC22 — Explore media metadata publishing", "duration": 1260.0,
                      "elapsed": 0.0, "rate": 0.0, "defaultRate": 1.0, "queueIndex": 0, "queueCount": 1],
         ])

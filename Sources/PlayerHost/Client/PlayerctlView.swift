@@ -29,6 +29,12 @@ public struct PlayerctlView: Sendable {
     public let hasShuffle: Bool
     /// Seconds, when known (absent for live streams).
     public let duration: Double?
+    /// The session's volume level and mute (`volume`/`muted` of the reply; 1 and false when
+    /// nothing is Now Playing, as the export shows).
+    public let level: Double
+    public let muted: Bool
+    /// `changeVolume`'s `maximumVolume`: how loud a write may ask (1 when not known).
+    public let maximumVolume: Double
     let snapshot: InfoSnapshot?
 
     /// - Parameters:
@@ -41,6 +47,7 @@ public struct PlayerctlView: Sendable {
             canPlay = false; canPause = false; canGoNext = false; canGoPrevious = false; canSeek = false
             hasLoop = true; hasShuffle = true
             duration = nil; snapshot = nil
+            level = 1; muted = false; maximumVolume = 1
             return
         }
         let s = InfoSnapshot(raw, language: language)
@@ -64,6 +71,9 @@ public struct PlayerctlView: Sendable {
         default: loop = "None"
         }
         shuffle = (command("changeShuffleMode")?["currentShuffleType"]?.stringValue ?? "off") != "off"
+        level = raw["volume"]?.doubleValue ?? 1
+        muted = raw["muted"]?.boolValue ?? false
+        maximumVolume = command("changeVolume")?["maximumVolume"]?.doubleValue ?? 1
         hasLoop = commands == nil || available("changeRepeatMode")
         hasShuffle = commands == nil || available("changeShuffleMode")
         canPlay = available("play") || available("togglePlayPause")
@@ -87,8 +97,28 @@ public struct PlayerctlView: Sendable {
         metadata = m.keys.sorted().compactMap { k in m[k].map { (k, $0) } }
     }
 
-    /// The export's `Volume`: fixed, until the daemon has a volume.
-    public static let volume = 1.0
+    /// The export's `Volume`: what is heard, 0 while muted.
+    public var volume: Double { muted ? 0 : level }
+
+    /// playerctl's `volume LEVEL`, `LEVEL+`, `LEVEL-`: the level to set from the current
+    /// `Volume`, within [0, `maximumVolume`] as the export clamps a write. Nil when `text` is
+    /// not a number (with its sign suffix), which playerctl reports.
+    public func volumeTarget(_ text: String) -> Double? {
+        let relative = text.hasSuffix("+") || text.hasSuffix("-")
+        guard let n = Double(relative ? String(text.dropLast()) : text), n.isFinite else { return nil }
+        let wanted = relative ? volume + (text.hasSuffix("-") ? -n : n) : n
+        return min(max(0, wanted), maximumVolume)
+    }
+
+    /// `npctl mute [on|off|toggle]`: the mute to set (nil word: toggle). Nil for another word.
+    public func muteTarget(_ word: String?) -> Bool? {
+        switch word?.lowercased() {
+        case nil, "toggle": return !muted
+        case "on", "true", "yes": return true
+        case "off", "false", "no": return false
+        default: return nil
+        }
+    }
 
     /// `Position` in µs at host time `now`, as the export computes it.
     public func positionMicroseconds(at now: Double) -> Int64 {
@@ -130,7 +160,7 @@ public struct PlayerctlView: Sendable {
         let meta = withMetadata ? Dictionary(metadata.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a }) : [:]
         let position = positionMicroseconds(at: now)
         let snapshot = self.snapshot
-        let (status, loop, shuffle) = (self.status, self.loop, self.shuffle)
+        let (status, loop, shuffle, volume) = (self.status, self.loop, self.shuffle, self.volume)
         return { key in
             if let v = meta[key] { return v }
             switch key {
@@ -140,7 +170,7 @@ public struct PlayerctlView: Sendable {
             case "shuffle": return .boolean(shuffle)
             case "status": return .string(status)
             case "loop": return .string(loop)
-            case "volume": return .double(Self.volume)
+            case "volume": return .double(volume)
             case "position": return .int64(position)
             default:
                 if key.contains(":") { return nil }

@@ -13,6 +13,7 @@ extension HostMethods {
             .optional("supportedPlaybackRates", .array, "changePlaybackRate's allowed rates"),
             .optional("currentRepeatType", .string, "off, one or all"),
             .optional("currentShuffleType", .string, "off, items or collections"),
+            .optional("maximumVolume", .number, "changeVolume's loudest level, > 0 and <= 1.5 (default 1)"),
             .optional("minimumRating", .number), .optional("maximumRating", .number),
             .optional("isActive", .boolean, "like/dislike/bookmark state"),
             .optional("localizedTitle", .string, "like/dislike/bookmark title"),
@@ -24,6 +25,8 @@ extension HostMethods {
             .optional("rate", .number, "changePlaybackRate rate (one of supportedPlaybackRates)"),
             .optional("type", .string, "seekForward/seekBackward: begin or end"),
             .optional("repeatType", .string), .optional("shuffleType", .string),
+            .optional("volume", .number, "changeVolume level, 0–maximumVolume"),
+            .optional("muted", .boolean, "changeVolume mute"),
             .optional("rating", .number), .optional("isNegative", .boolean),
             .optional("languageOption", .any),
         ]

@@ -153,8 +153,8 @@ public final class MPRISBridge: DBusObjectHandler {
     /// its `playerhost` from it.
     public func shownJSON(language: String?) -> JSON {
         guard let v = currentValue() else { return .null }
-        return NowPlayingSnapshot(session: v.session, info: v.info, playbackState: v.playbackState, timestamp: v.timestamp)
-            .toJSON(language: language)
+        return NowPlayingSnapshot(session: v.session, info: v.info, playbackState: v.playbackState, timestamp: v.timestamp,
+                                  volume: v.volume).toJSON(language: language)
     }
 
     /// The live properties, built once per loop turn (a GetAll or a PropertiesChanged reads a
@@ -198,7 +198,6 @@ public final class MPRISBridge: DBusObjectHandler {
         case (.root, "SupportedUriSchemes"): return .strings(canOpen() ? ["file", "http", "https"] : [])
         case (.root, "SupportedMimeTypes"):
             return .strings(canOpen() ? ["audio/mpeg", "audio/flac", "audio/ogg", "audio/wav", "audio/mp4", "video/mp4", "video/webm"] : [])
-        case (.player, "Volume"): return .double(1.0)
         case (.player, "CanControl"): return .boolean(true)
         case (.player, _):
             // A Get reads the value as it is now; signals carry what the gate let through, so a
@@ -211,7 +210,7 @@ public final class MPRISBridge: DBusObjectHandler {
     }
 
     public func set(_ property: String, in interface: MPRISInterface, to value: DBusValue) -> Result<Void, DBusError> {
-        carryOut(MPRISRequest.set(property, interface: interface, value: value))
+        carryOut(MPRISRequest.set(property, interface: interface, value: value, properties: liveProperties()))
     }
 
     public func call(_ member: String, in interface: MPRISInterface, arguments: [DBusValue]) -> Result<Void, DBusError> {

@@ -8,7 +8,7 @@ enum MPRISMethods {
         [
             .sync("mpris.get", summary: "What the MPRIS export `playerhost` shows ([mpris] export: the host's own session that is Now Playing or was most recently, or whatever is Now Playing), elapsed computed for now; null when it shows nothing. Answered without a session bus too.",
                   params: [ModelParams.language], result: .object,
-                  resultSummary: "{session, info, playbackState, timestamp} or null") { [weak host] call throws(RPCError) in
+                  resultSummary: "{session, info, playbackState, timestamp, volume, muted} or null") { [weak host] call throws(RPCError) in
                 guard let host else { throw RPCError(.shuttingDown, "the host is shutting down") }
                 let lang = try call.params.optionalString("lang")
                 // Before the bridge exists (start-up): the Now Playing value, as the bridge would.

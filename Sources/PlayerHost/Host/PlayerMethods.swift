@@ -83,6 +83,10 @@ extension HostMethods {
             method("player.setRate", "Set the rate (0 pauses).", [.required("rate", .number)]) { m, id, i, p, t in
                 try m.setRate(session: id, player: i, rate: try p.double("rate"), now: t)
             },
+            method("player.setVolume", "Set the volume (0 to 1.5, 1 = as recorded) and/or mute; absent fields keep their value.",
+                   [.optional("volume", .number, "level, 0–1.5"), .optional("muted", .boolean)]) { m, id, i, p, t in
+                try m.setVolume(session: id, player: i, volume: try p.optionalDouble("volume"), muted: try p.optionalBool("muted"), now: t)
+            },
             method("player.next", "Next item.") { m, id, i, _, t in try m.next(session: id, player: i, now: t) },
             method("player.previous", "Previous item (or the start of this one).") { m, id, i, _, t in
                 try m.previous(session: id, player: i, now: t)
@@ -103,14 +107,17 @@ extension HostMethods {
                     .optional("duration", .number, "the current item's duration, seconds"),
                     .optional("status", .string, "idle, loading, ready or failed"),
                     .optional("repeatMode", .string, "off, one or all"),
-                    .optional("shuffleMode", .string, "off, items or collections")]) { m, id, i, p, t in
+                    .optional("shuffleMode", .string, "off, items or collections"),
+                    .optional("volume", .number, "the engine's level, 0–1.5 (1 = as recorded)"),
+                    .optional("muted", .boolean, "the engine's mute")]) { m, id, i, p, t in
                 let state = PlayerSync(
                     items: try p.optionalArray("items")?.map { try MediaItem(json: $0) },
                     index: try p.optionalInt("index"), elapsed: try p.optionalDouble("elapsed"),
                     rate: try p.optionalDouble("rate"), duration: try p.optionalDouble("duration"),
                     status: try P.wireEnum(PlayerStatus.self, p, "status"),
                     repeatMode: try P.wireEnum(RepeatMode.self, p, "repeatMode"),
-                    shuffleMode: try P.wireEnum(ShuffleMode.self, p, "shuffleMode"))
+                    shuffleMode: try P.wireEnum(ShuffleMode.self, p, "shuffleMode"),
+                    volume: try p.optionalDouble("volume"), muted: try p.optionalBool("muted"))
                 return try m.syncPlayer(session: id, player: i, state: state, now: t)
             },
             .sync("player.get", summary: "A player: queue, index, rate, status, modes, elapsed now.",

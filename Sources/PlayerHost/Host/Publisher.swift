@@ -199,7 +199,8 @@ public final class Publisher: NowPlayingReading {
     static func candidate(_ model: NowPlayingModel) -> NowPlayingSnapshot? {
         guard let id = model.nowPlayingSession, let s = model.sessions[id] else { return nil }
         let p = model.publishedInfo(s)
-        return NowPlayingSnapshot(session: id, info: p.info, playbackState: p.playbackState, timestamp: p.timestamp)
+        return NowPlayingSnapshot(session: id, info: p.info, playbackState: p.playbackState, timestamp: p.timestamp,
+                                  volume: p.volume)
     }
 
     /// The client owning the session an app-facing event is about (activeChanged,

@@ -13,7 +13,7 @@ import OrderedCollections
 ///    "isActive": true, "info": {"title": "…"},
 ///    "players": [{"items": [{"title": "A", "duration": 300}], "itemIndex": 0, "elapsed": 42,
 ///                 "rate": 0, "defaultRate": 1, "repeatMode": "one", "shuffleMode": "off",
-///                 "stopped": false, "order": [1, 0]}],
+///                 "stopped": false, "order": [1, 0], "volume": 0.5, "muted": false}],
 ///    "commands": [{"command": "skipForward", "isEnabled": true, "targets": [[0]],
 ///                  "preferredIntervals": [5, 30]}]}],
 ///  "plugins": {"mpv": {…}}}
@@ -134,6 +134,7 @@ public enum StateFile {
             "elapsed": .double(p.elapsed), "rate": .double(p.rate), "defaultRate": .double(p.defaultRate),
             "repeatMode": .string(p.repeatMode.rawValue), "shuffleMode": .string(p.shuffleMode.rawValue),
             "stopped": .bool(p.isStopped),
+            "volume": .double(p.volume), "muted": .bool(p.isMuted),
         ]
         if let i = p.itemIndex { o["itemIndex"] = .int(Int64(i)) }
         if let order = p.order { o["order"] = .array(order.map { .int(Int64($0)) }) }
@@ -159,6 +160,7 @@ public enum StateFile {
         case "supportedPlaybackRates": return .array(cfg.supportedPlaybackRates.map { .double($0) })
         case "currentRepeatType": return .string(cfg.currentRepeatType.rawValue)
         case "currentShuffleType": return .string(cfg.currentShuffleType.rawValue)
+        case "maximumVolume": return .double(cfg.maximumVolume)
         case "minimumRating": return .double(cfg.minimumRating)
         case "maximumRating": return .double(cfg.maximumRating)
         case "isActive": return .bool(cfg.isActive)
@@ -202,6 +204,9 @@ public enum StateFile {
         p.repeatMode = j["repeatMode"]?.stringValue.flatMap(RepeatMode.init(rawValue:)) ?? .off
         p.shuffleMode = j["shuffleMode"]?.stringValue.flatMap(ShuffleMode.init(rawValue:)) ?? .off
         p.isStopped = j["stopped"]?.boolValue ?? false
+        // An older file has none: full volume, not muted (a level out of range is refused on restore).
+        p.volume = j["volume"]?.doubleValue ?? 1
+        p.isMuted = j["muted"]?.boolValue ?? false
         return p
     }
 
@@ -217,6 +222,7 @@ public enum StateFile {
         if let a = j["supportedPlaybackRates"]?.arrayValue { cfg.supportedPlaybackRates = a.compactMap(\.doubleValue) }
         if let m = j["currentRepeatType"]?.stringValue.flatMap(RepeatMode.init(rawValue:)) { cfg.currentRepeatType = m }
         if let m = j["currentShuffleType"]?.stringValue.flatMap(ShuffleMode.init(rawValue:)) { cfg.currentShuffleType = m }
+        if let d = j["maximumVolume"]?.doubleValue { cfg.maximumVolume = d }
         if let d = j["minimumRating"]?.doubleValue { cfg.minimumRating = d }
         if let d = j["maximumRating"]?.doubleValue { cfg.maximumRating = d }
         if let b = j["isActive"]?.boolValue { cfg.isActive = b }

@@ -11,20 +11,23 @@ public struct MPRISNowPlaying: Sendable, Hashable {
     public var playbackState: PlaybackState
     public var timestamp: MonotonicInstant
     public var commands: CommandCenter
+    /// The session's volume (`Volume`).
+    public var volume: PlayerVolume
 
     public init(session: SessionID, info: NowPlayingInfo, playbackState: PlaybackState,
-                timestamp: MonotonicInstant, commands: CommandCenter = CommandCenter()) {
+                timestamp: MonotonicInstant, commands: CommandCenter = CommandCenter(), volume: PlayerVolume = PlayerVolume()) {
         self.session = session
         self.info = info
         self.playbackState = playbackState
         self.timestamp = timestamp
         self.commands = commands
+        self.volume = volume
     }
 
     /// A published Now Playing value and its session's command center.
     public init(_ snapshot: NowPlayingSnapshot, commands: CommandCenter) {
         self.init(session: snapshot.session, info: snapshot.info, playbackState: snapshot.playbackState,
-                  timestamp: snapshot.timestamp, commands: commands)
+                  timestamp: snapshot.timestamp, commands: commands, volume: snapshot.volume)
     }
 
     /// The Now Playing session of `model` at `now`, or nil.

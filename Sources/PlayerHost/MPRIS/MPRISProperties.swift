@@ -19,6 +19,7 @@ import PlayerHostModel
 /// | `LoopStatus`, `Shuffle` | `changeRepeatMode.currentRepeatType`, `changeShuffleMode.currentShuffleType` |
 /// | `Minimum/MaximumRate` | `changePlaybackRate.supportedPlaybackRates` (and the current rate) |
 /// | `CanPlay`, `CanPause`, `CanGoNext`, `CanGoPrevious`, `CanSeek` | command availability |
+/// | `Volume` | the session's volume, 0 while muted (writable: `changeVolume`, within its `maximumVolume`) |
 /// | `Position` (x, µs) | `elapsed + rate × (now − timestamp)` within [0, length or `Microseconds.maxSeconds`], computed on each read, never signalled |
 ///
 /// Every seconds → µs conversion goes through `Microseconds.from(seconds:)` (saturating): the
@@ -36,6 +37,9 @@ public struct MPRISProperties: Sendable, Hashable {
     public var shuffle: Bool
     public var minimumRate: Double
     public var maximumRate: Double
+    /// What is heard (0 while muted), and the loudest a write may ask for (`maximumVolume`).
+    public var volume: Double = 1
+    public var maximumVolume: Double = 1
     public var canPlay = false
     public var canPause = false
     public var canGoNext = false
@@ -108,6 +112,8 @@ public struct MPRISProperties: Sendable, Hashable {
         maximumRate = (rates + [rate]).max() ?? rate
         canPlay = c[.play].isAvailable || c[.togglePlayPause].isAvailable
         canPause = c[.pause].isAvailable || c[.togglePlayPause].isAvailable
+        volume = np.volume.effective
+        maximumVolume = c[.changeVolume].configuration.maximumVolume
         canGoNext = c[.nextTrack].isAvailable
         canGoPrevious = c[.previousTrack].isAvailable
         canSeek = !live && c[.changePlaybackPosition].isAvailable
@@ -119,6 +125,7 @@ public struct MPRISProperties: Sendable, Hashable {
             "PlaybackStatus": .string(playbackStatus), "LoopStatus": .string(loopStatus), "Rate": .double(rate),
             "Shuffle": .boolean(shuffle), "Metadata": .dictionary(metadata),
             "MinimumRate": .double(minimumRate), "MaximumRate": .double(maximumRate),
+            "Volume": .double(volume),
             "CanGoNext": .boolean(canGoNext), "CanGoPrevious": .boolean(canGoPrevious),
             "CanPlay": .boolean(canPlay), "CanPause": .boolean(canPause), "CanSeek": .boolean(canSeek),
         ]

@@ -64,9 +64,11 @@ public enum MPRISRequest: Sendable, Hashable {
         }
     }
 
-    /// A property write: Rate, LoopStatus and Shuffle become commands; Volume is fixed at 1.0
-    /// (no backend has a volume), so writing it changes nothing.
-    public static func set(_ property: String, interface: MPRISInterface, value: DBusValue) -> MPRISRequest {
+    /// A property write: Rate, LoopStatus, Shuffle and Volume become commands. A Volume write
+    /// sets the level and unmutes (what is heard is what was asked for), clamped to
+    /// [0, `maximumVolume`] of the live properties `p` (the spec: negative means 0).
+    public static func set(_ property: String, interface: MPRISInterface, value: DBusValue,
+                           properties p: MPRISProperties = MPRISProperties()) -> MPRISRequest {
         guard interface == .player else { return .fail(DBusError("org.freedesktop.DBus.Error.PropertyReadOnly", "\(property) is read-only")) }
         switch (property, value) {
         case ("Rate", .double(let r)):
@@ -85,8 +87,9 @@ public enum MPRISRequest: Sendable, Hashable {
             return .send(.changeRepeatMode, payload: ["repeatType": .string(mode.rawValue)])
         case ("Shuffle", .boolean(let on)):
             return .send(.changeShuffleMode, payload: ["shuffleType": .string(on ? ShuffleMode.items.rawValue : ShuffleMode.off.rawValue)])
-        case ("Volume", .double):
-            return .ignore
+        case ("Volume", .double(let v)):
+            guard v.isFinite else { return .fail(.invalidArgs("Volume must be finite")) }
+            return .send(.changeVolume, payload: ["volume": .double(min(max(0, v), p.maximumVolume)), "muted": false])
         default:
             return .fail(.invalidArgs("cannot set \(property) to a \(value.signature)"))
         }

@@ -94,6 +94,9 @@ public struct CommandEvent: Sendable, Hashable {
     public var interval: Double? { payload["interval"]?.doubleValue }
     public var position: Double? { payload["position"]?.doubleValue }
     public var rate: Double? { payload["rate"]?.doubleValue }
+    /// `changeVolume`'s level and mute (either may be absent: it keeps its value).
+    public var volume: Double? { payload["volume"]?.doubleValue }
+    public var muted: Bool? { payload["muted"]?.boolValue }
 
     /// Validates and completes a sender's payload against the command's configuration.
     init(command: RemoteCommandKind, payload raw: [String: JSON], configuration c: CommandConfiguration) throws {
@@ -132,6 +135,19 @@ public struct CommandEvent: Sendable, Hashable {
                     ["command": "changePlaybackRate", "rate": .double(r),
                      "supportedPlaybackRates": .array(c.supportedPlaybackRates.map { .double($0) })])
             }
+        case .changeVolume:
+            let level = p["volume"].flatMap { $0.isNull ? nil : $0 }
+            let muted = p["muted"].flatMap { $0.isNull ? nil : $0 }
+            guard level != nil || muted != nil else { throw bad("volume (a number) or muted (a boolean) is required") }
+            if let level {
+                guard let d = level.doubleValue else { throw bad("volume must be a number") }
+                guard PlayerVolume.isWithin(d, upTo: c.maximumVolume) else {
+                    throw ModelError.invalid(
+                        "changeVolume: volume \(d) is outside 0...\(c.maximumVolume) (maximumVolume)",
+                        ["command": "changeVolume", "volume": .double(d), "maximumVolume": .double(c.maximumVolume)])
+                }
+            }
+            if let muted, muted.boolValue == nil { throw bad("muted must be a boolean") }
         case .changeRepeatMode:
             try requiredEnum("repeatType", RepeatMode.allCases.map(\.rawValue))
         case .changeShuffleMode:

@@ -49,6 +49,7 @@ extension CommandOutcome {
         case .changePlaybackRate: return "change the rate"
         case .changeRepeatMode: return "change the repeat mode"
         case .changeShuffleMode: return "change shuffle"
+        case .changeVolume: return "change the volume"
         case .rating: return "rate the item"
         case .like: return "like the item"
         case .dislike: return "dislike the item"

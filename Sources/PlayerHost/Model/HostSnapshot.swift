@@ -35,6 +35,9 @@ public struct HostSnapshot: Sendable, Hashable {
         public var shuffleMode: ShuffleMode = .off
         /// Stopped (at the start of its item, or after the end of its queue) rather than paused.
         public var isStopped = false
+        /// Level and mute, as `PlayerVolume` (a level outside its range is refused on restore).
+        public var volume: Double = 1
+        public var isMuted = false
 
         public init() {}
     }
@@ -146,6 +149,8 @@ public struct HostSnapshot: Sendable, Hashable {
         p.repeatMode = tl.repeatMode
         p.shuffleMode = tl.shuffleMode
         p.isStopped = tl.isStopped && !tl.items.isEmpty
+        p.volume = tl.volume.level
+        p.isMuted = tl.volume.isMuted
         return p
     }
 
@@ -194,7 +199,8 @@ extension HostSnapshot {
             for (i, p) in s.players.enumerated() {
                 if s.driver == .external {
                     let sync = PlayerSync(items: p.items, index: p.itemIndex, elapsed: p.itemIndex == nil ? nil : p.elapsed,
-                                          rate: 0, repeatMode: p.repeatMode, shuffleMode: p.shuffleMode)
+                                          rate: 0, repeatMode: p.repeatMode, shuffleMode: p.shuffleMode,
+                                          volume: p.volume, muted: p.isMuted)
                     r.step(id) { m, t in try m.syncPlayer(session: id, player: i, state: sync, now: t) }
                 } else {
                     r.restoreClockPlayer(p, session: id, index: i)
@@ -238,6 +244,8 @@ extension HostSnapshot {
                 out[key] = .array(c.preferredIntervals.map { .double($0) })
             case "supportedPlaybackRates" where c.supportedPlaybackRates != defaults.supportedPlaybackRates:
                 out[key] = .array(c.supportedPlaybackRates.map { .double($0) })
+            case "maximumVolume" where c.maximumVolume != defaults.maximumVolume:
+                out[key] = .double(c.maximumVolume)
             case "currentRepeatType": out[key] = .string(c.currentRepeatType.rawValue)
             case "currentShuffleType": out[key] = .string(c.currentShuffleType.rawValue)
             case "minimumRating": out[key] = .double(c.minimumRating)
@@ -295,6 +303,9 @@ private struct Replay {
         }
         if p.repeatMode != .off { step(id) { m, t in try m.setRepeat(session: id, player: i, p.repeatMode, now: t) } }
         if p.defaultRate != 1 { step(id) { m, t in try m.setDefaultRate(session: id, player: i, rate: p.defaultRate, now: t) } }
+        if p.volume != 1 || p.isMuted {
+            step(id) { m, t in try m.setVolume(session: id, player: i, volume: p.volume, muted: p.isMuted, now: t) }
+        }
         if p.isStopped && p.elapsed == 0 {
             step(id) { m, t in try m.stop(session: id, player: i, now: t) }
         } else if p.elapsed > 0, p.itemIndex != nil {

@@ -194,11 +194,11 @@ public struct NowPlayingGate: Sendable {
 
     // MARK: - Rendering the same
 
-    /// Whether two values would show the same: same session, state and info apart from
+    /// Whether two values would show the same: same session, state, volume and info apart from
     /// `elapsed`, and the same position as a function of time (within a millisecond).
     public static func rendersSame(_ a: NowPlayingSnapshot?, _ b: NowPlayingSnapshot?) -> Bool {
         guard let a, let b else { return a == nil && b == nil }
-        guard a.session == b.session, a.playbackState == b.playbackState,
+        guard a.session == b.session, a.playbackState == b.playbackState, a.volume == b.volume,
               a.info.removing([.elapsed]) == b.info.removing([.elapsed]) else { return false }
         let ea = a.info.elapsed, eb = b.info.elapsed
         guard let ea, let eb else { return ea == nil && eb == nil }

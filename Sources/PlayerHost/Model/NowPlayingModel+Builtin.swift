@@ -20,6 +20,14 @@ extension NowPlayingModel {
                 players[pid] = p
             }
             return .success
+        case .changeVolume:
+            // Validated against maximumVolume when the event was made; a setting, like the modes.
+            for pid in bound {
+                guard var p = players[pid] else { continue }
+                do { try p.timeline.setVolume(event.volume, muted: event.muted) } catch { return .commandFailed }
+                players[pid] = p
+            }
+            return .success
         default:
             break
         }

@@ -89,7 +89,7 @@ extension NowPlayingModel {
         }
     }
 
-    /// `command.bindDefaults`: targets **and enables** the transport, repeat and shuffle commands
+    /// `command.bindDefaults`: targets **and enables** the transport, repeat, shuffle and volume commands
     /// on the session's own players (every player for multi-view, else player 0). Idempotent:
     /// earlier built-in bindings are replaced. `changePlaybackRate` gets common rates if none are
     /// configured; `currentRepeatType`/`currentShuffleType` start from player 0's modes.

@@ -66,6 +66,15 @@ extension NowPlayingModel {
         try withPlayer(session, player, now: now) { tl, t, _ in try tl.setRate(rate, at: t) }
     }
 
+    /// `player.setVolume`: the level (`0...PlayerVolume.maximum`) and/or the mute; nil keeps it.
+    /// The host's own setting for a clock player (remotes go through `changeVolume`, bounded by
+    /// its `maximumVolume`); an external player's volume is its engine's (`player.sync`).
+    public mutating func setVolume(session: SessionID, player: Int = 0, volume: Double?, muted: Bool?,
+                                   now: MonotonicInstant) throws -> ModelResult<Player> {
+        guard volume != nil || muted != nil else { throw ModelError.invalid("volume or muted is required") }
+        return try withPlayer(session, player, now: now) { tl, _, _ in try tl.setVolume(volume, muted: muted) }
+    }
+
     /// The rate `play` uses.
     public mutating func setDefaultRate(session: SessionID, player: Int = 0, rate: Double, now: MonotonicInstant) throws -> ModelResult<Player> {
         try withPlayer(session, player, now: now) { tl, _, _ in try tl.setDefaultRate(rate) }

@@ -8,6 +8,13 @@ extension NowPlayingModel {
     /// `queueIndex`, `queueCount`; the timestamp is the player's anchor, so it only moves at key
     /// moments. Manual: exactly what was set, stamped when it was set.
     public func publishedInfo(_ s: Session) -> PublishedInfo {
+        var published = unvoicedInfo(s)
+        published.volume = s.playerIDs.first.flatMap { players[$0]?.timeline.volume } ?? PlayerVolume()
+        return published
+    }
+
+    /// `publishedInfo` without the volume.
+    private func unvoicedInfo(_ s: Session) -> PublishedInfo {
         let interrupted = s.audio.isInterrupted
         guard s.automaticallyPublishes else {
             let info = s.manualInfo
@@ -63,7 +70,8 @@ extension NowPlayingModel {
         if s.automaticallyPublishes, let pid = s.playerIDs.first, let t = players[pid]?.timeline, t.currentItem != nil {
             let ads = adSchedule(s, t)
             info[.elapsed] = .number(ads.contentTime(t.elapsed(at: now)))
-            return NowPlayingSnapshot(session: s.id, info: info, playbackState: published.playbackState, timestamp: now)
+            return NowPlayingSnapshot(session: s.id, info: info, playbackState: published.playbackState, timestamp: now,
+                                      volume: published.volume)
         }
         return published.snapshot(session: s.id, at: now)
     }
@@ -81,6 +89,6 @@ extension PublishedInfo {
             if let d = info.duration { inferred = min(inferred, d) }
             shown[.elapsed] = .number(inferred)
         }
-        return NowPlayingSnapshot(session: session, info: shown, playbackState: playbackState, timestamp: now)
+        return NowPlayingSnapshot(session: session, info: shown, playbackState: playbackState, timestamp: now, volume: volume)
     }
 }

@@ -13,10 +13,14 @@ public struct PlayerSync: Sendable, Hashable {
     public var status: PlayerStatus?
     public var repeatMode: RepeatMode?
     public var shuffleMode: ShuffleMode?
+    /// The engine's level (`0...PlayerVolume.maximum`: a backend clamps what its engine allows
+    /// beyond it) and mute.
+    public var volume: Double?
+    public var muted: Bool?
 
     public init(items: [MediaItem]? = nil, index: Int? = nil, elapsed: Double? = nil, rate: Double? = nil,
                 duration: Double? = nil, status: PlayerStatus? = nil, repeatMode: RepeatMode? = nil,
-                shuffleMode: ShuffleMode? = nil) {
+                shuffleMode: ShuffleMode? = nil, volume: Double? = nil, muted: Bool? = nil) {
         self.items = items
         self.index = index
         self.elapsed = elapsed
@@ -25,6 +29,8 @@ public struct PlayerSync: Sendable, Hashable {
         self.status = status
         self.repeatMode = repeatMode
         self.shuffleMode = shuffleMode
+        self.volume = volume
+        self.muted = muted
     }
 
     /// Numbers must be finite and non-negative (`invalidArgument` naming the field).
@@ -37,6 +43,7 @@ public struct PlayerSync: Sendable, Hashable {
         for (name, value) in [("elapsed", elapsed), ("duration", duration)] {
             if let v = value { try TimeBound.check(v, name) }
         }
+        if let volume { try PlayerVolume.check(volume, upTo: PlayerVolume.maximum, field: "volume") }
         if let index, index < 0 { throw ModelError.invalid("index must be >= 0", ["field": "index"]) }
     }
 }

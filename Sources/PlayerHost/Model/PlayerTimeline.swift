@@ -43,6 +43,8 @@ public struct PlayerTimeline: Sendable, Hashable {
     public private(set) var shuffleMode: ShuffleMode = .off
     /// Set by `stop` and by the end of the queue; cleared by play and track changes.
     public private(set) var isStopped = true
+    /// Level and mute: a setting, like the modes (kept by `load`, on an empty queue too).
+    public private(set) var volume = PlayerVolume()
 
     public init() {}
 
@@ -166,6 +168,12 @@ public struct PlayerTimeline: Sendable, Hashable {
 
     public mutating func setRepeat(_ mode: RepeatMode) { repeatMode = mode }
 
+    /// Sets the level (checked against `limit`, at most `PlayerVolume.maximum`) and/or the
+    /// mute; nil keeps it. A level outside the range is `invalidArgument` and changes nothing.
+    public mutating func setVolume(_ level: Double?, muted: Bool?, upTo limit: Double = PlayerVolume.maximum) throws {
+        volume = try volume.setting(level: level, muted: muted, upTo: limit)
+    }
+
     /// Sets shuffle; turning it on keeps the current item current and shuffles the rest
     /// (by collection — runs of the same albumTitle — for `collections`).
     public mutating func setShuffle(_ mode: ShuffleMode, rng: inout SplitMix64) {
@@ -254,6 +262,7 @@ public struct PlayerTimeline: Sendable, Hashable {
     /// does not move media time, so its rate is 0 whatever the engine's nominal speed.
     public mutating func sync(_ r: PlayerSync, at now: MonotonicInstant) throws {
         try r.validate()
+        let newVolume = try volume.setting(level: r.volume, muted: r.muted)
         let before = self
         let inferred = elapsed(at: now)
         if let newItems = r.items {
@@ -298,6 +307,7 @@ public struct PlayerTimeline: Sendable, Hashable {
         }
         rate = newRate
         isStopped = items.isEmpty
+        volume = newVolume
     }
 
     // MARK: Internals

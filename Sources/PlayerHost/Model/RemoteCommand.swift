@@ -4,14 +4,14 @@ import PlayerHostBase
 public enum RemoteCommandKind: String, Sendable, Hashable, CaseIterable, Comparable {
     case play, pause, stop, togglePlayPause, nextTrack, previousTrack
     case skipForward, skipBackward, seekForward, seekBackward
-    case changePlaybackPosition, changePlaybackRate, changeRepeatMode, changeShuffleMode
+    case changePlaybackPosition, changePlaybackRate, changeRepeatMode, changeShuffleMode, changeVolume
     case rating, like, dislike, bookmark, enableLanguageOption, disableLanguageOption
 
     /// What `bindDefaultCommands` targets and enables (for an external session: only enables).
     public static let defaultBound: [RemoteCommandKind] = [
         .play, .pause, .togglePlayPause, .stop, .nextTrack, .previousTrack,
         .skipForward, .skipBackward, .changePlaybackPosition, .changePlaybackRate,
-        .changeRepeatMode, .changeShuffleMode,
+        .changeRepeatMode, .changeShuffleMode, .changeVolume,
     ]
 
     /// Parses a wire name; unknown names are `invalidArgument`.
@@ -29,6 +29,7 @@ public enum RemoteCommandKind: String, Sendable, Hashable, CaseIterable, Compara
         case .changePlaybackRate: return ["supportedPlaybackRates"]
         case .changeRepeatMode: return ["currentRepeatType"]
         case .changeShuffleMode: return ["currentShuffleType"]
+        case .changeVolume: return ["maximumVolume"]
         case .rating: return ["minimumRating", "maximumRating"]
         case .like, .dislike, .bookmark: return ["isActive", "localizedTitle"]
         default: return []
@@ -77,6 +78,9 @@ public struct CommandConfiguration: Sendable, Hashable {
     public var supportedPlaybackRates: [Double] = []
     public var currentRepeatType: RepeatMode = .off
     public var currentShuffleType: ShuffleMode = .off
+    /// The loudest level `changeVolume` may set: 1 (the media as recorded) unless the driver
+    /// amplifies (mpv: its `volume-max`), at most `PlayerVolume.maximum`.
+    public var maximumVolume: Double = 1
     public var minimumRating: Double = 0
     public var maximumRating: Double = 5
     public var isActive = false
@@ -121,6 +125,12 @@ public struct CommandConfiguration: Sendable, Hashable {
                     throw ModelError.invalid("currentShuffleType is off, items or collections")
                 }
                 c.currentShuffleType = m
+            case "maximumVolume":
+                let d = try number()
+                guard d > 0, d <= PlayerVolume.maximum else {
+                    throw ModelError.invalid("maximumVolume must be a number > 0 and <= \(PlayerVolume.maximum)")
+                }
+                c.maximumVolume = d
             case "minimumRating": c.minimumRating = try number()
             case "maximumRating": c.maximumRating = try number()
             case "isActive":

@@ -98,6 +98,8 @@ public struct PublishedInfo: Sendable, Hashable {
     public var playbackState: PlaybackState
     /// The instant `elapsed` and `rate` held; readers infer `elapsed + rate × (now − timestamp)`.
     public var timestamp: MonotonicInstant
+    /// Player 0's volume (automatic and manual alike: it is player state, not info an app writes).
+    public var volume = PlayerVolume()
 }
 
 /// `nowPlaying.get`: the Now Playing session's info with `elapsed` computed for `timestamp`.
@@ -106,12 +108,16 @@ public struct NowPlayingSnapshot: Sendable, Hashable {
     public var info: NowPlayingInfo
     public var playbackState: PlaybackState
     public var timestamp: MonotonicInstant
+    /// The session's volume (its player 0's).
+    public var volume: PlayerVolume
 
-    package init(session: SessionID, info: NowPlayingInfo, playbackState: PlaybackState, timestamp: MonotonicInstant) {
+    package init(session: SessionID, info: NowPlayingInfo, playbackState: PlaybackState, timestamp: MonotonicInstant,
+                 volume: PlayerVolume = PlayerVolume()) {
         self.session = session
         self.info = info
         self.playbackState = playbackState
         self.timestamp = timestamp
+        self.volume = volume
     }
 }
 

@@ -97,6 +97,9 @@ enum MPRISImportMapping {
         default: break
         }
         if let s = p["Shuffle"]?.boolValue { r["shuffleMode"] = s ? "items" : "off" }
+        // The player's level within the model's range (a player may amplify past it); MPRIS has
+        // no mute, so `muted` is never reported (a mute here is `Volume` 0).
+        if let v = p["Volume"]?.doubleValue, v.isFinite { r["volume"] = .double(min(max(0, v), PlayerVolume.maximum)) }
         return r
     }
 
@@ -104,6 +107,7 @@ enum MPRISImportMapping {
     static let commands = [
         "play", "pause", "togglePlayPause", "stop", "nextTrack", "previousTrack", "skipForward",
         "skipBackward", "changePlaybackPosition", "changePlaybackRate", "changeRepeatMode", "changeShuffleMode",
+        "changeVolume",
     ]
 
     /// Whether `command` is enabled, by the player's `Can*` properties.
@@ -120,6 +124,7 @@ enum MPRISImportMapping {
         case "changePlaybackRate": return p.can("CanControl") && p["Rate"] != nil
         case "changeRepeatMode": return p.can("CanControl") && p["LoopStatus"] != nil
         case "changeShuffleMode": return p.can("CanControl") && p["Shuffle"] != nil
+        case "changeVolume": return p.can("CanControl") && p["Volume"] != nil
         default: return false
         }
     }
@@ -204,6 +209,12 @@ enum MPRISImportMapping {
         case "changePlaybackRate":
             guard let r = number("rate"), r > 0, r <= maxRate else { return nil }
             return .set("Rate", .double(r))
+        case "changeVolume":
+            // MPRIS has no mute: muting is Volume 0, and unmuting needs a level to go back to
+            // (the player does not keep one), so `muted: false` alone cannot be done.
+            if event["muted"]?.boolValue == true { return .set("Volume", .double(0)) }
+            guard let v = number("volume"), v >= 0 else { return nil }
+            return .set("Volume", .double(min(v, PlayerVolume.maximum)))
         case "changeRepeatMode":
             switch event["repeatType"]?.stringValue {
             case "off": return .set("LoopStatus", .string("None"))

@@ -30,6 +30,7 @@ extension ModelEvent {
             o["type"] = "infoChanged"; o["session"] = .string(s)
             o["info"] = p.info.toJSON(); o["playbackState"] = .string(p.playbackState.rawValue)
             o["timestamp"] = p.timestamp.toJSON()
+            o["volume"] = .double(p.volume.level); o["muted"] = .bool(p.volume.isMuted)
         case .commandChanged(let s, let c):
             o["type"] = "commandChanged"; o["session"] = .string(s); o["command"] = c.toJSON()
         case .audioChanged(let s, let a):

@@ -11,6 +11,7 @@ extension CommandConfiguration {
         case .changePlaybackRate: return ["supportedPlaybackRates": .array(supportedPlaybackRates.map { .double($0) })]
         case .changeRepeatMode: return ["currentRepeatType": .string(currentRepeatType.rawValue)]
         case .changeShuffleMode: return ["currentShuffleType": .string(currentShuffleType.rawValue)]
+        case .changeVolume: return ["maximumVolume": .double(maximumVolume)]
         case .rating: return ["minimumRating": .double(minimumRating), "maximumRating": .double(maximumRating)]
         case .like, .dislike, .bookmark: return ["isActive": .bool(isActive), "localizedTitle": .string(localizedTitle)]
         default: return [:]

@@ -13,8 +13,8 @@ extension App {
 }
 
 extension Player {
-    /// `{id, session, status, rate, defaultRate, elapsed, duration, timestamp, queueCount,
-    /// currentItem, …}` with `elapsed` inferred for `now`. Never the whole queue: replies and
+    /// `{id, session, status, rate, defaultRate, volume, muted, elapsed, duration, timestamp,
+    /// queueCount, currentItem, …}` with `elapsed` inferred for `now`. Never the whole queue: replies and
     /// events stay small however long it is (`player.queue` pages through it).
     public func toJSON(now: MonotonicInstant) -> JSON {
         let t = timeline
@@ -29,6 +29,8 @@ extension Player {
             "repeatMode": .string(t.repeatMode.rawValue),
             "shuffleMode": .string(t.shuffleMode.rawValue),
             "queueCount": .int(Int64(t.items.count)),
+            "volume": .double(t.volume.level),
+            "muted": .bool(t.volume.isMuted),
         ]
         o["session"] = session.map { .string($0) } ?? .null
         if let d = t.duration { o["duration"] = .double(d) }
@@ -40,18 +42,20 @@ extension Player {
 }
 
 extension PublishedInfo {
-    /// `{info, playbackState, timestamp}`.
+    /// `{info, playbackState, timestamp, volume, muted}`.
     public func toJSON(language: String? = nil) -> JSON {
         ["info": info.toJSON(language: language), "playbackState": .string(playbackState.rawValue),
-         "timestamp": timestamp.toJSON()]
+         "timestamp": timestamp.toJSON(), "volume": .double(volume.level), "muted": .bool(volume.isMuted)]
     }
 }
 
 extension NowPlayingSnapshot {
-    /// `{session, info, playbackState, timestamp}`, strings resolved for `language` if given.
+    /// `{session, info, playbackState, timestamp, volume, muted}`, strings resolved for
+    /// `language` if given. `volume`/`muted` are the session's player 0's.
     public func toJSON(language: String? = nil) -> JSON {
         ["session": .string(session), "info": info.toJSON(language: language),
-         "playbackState": .string(playbackState.rawValue), "timestamp": timestamp.toJSON()]
+         "playbackState": .string(playbackState.rawValue), "timestamp": timestamp.toJSON(),
+         "volume": .double(volume.level), "muted": .bool(volume.isMuted)]
     }
 }
 
