@@ -72,11 +72,12 @@ final class DaemonHarness {
     }
 
     /// The test's own environment, less what would reach the user's desktop: the daemon reads its
-    /// config (and `host.reload` re-reads it) from the harness's directory, and joins no session
+    /// config (and keeps its artwork cache) (and `host.reload` re-reads it) from the harness's directory, and joins no session
     /// bus unless a test passes one (the MPRIS tests start their own dbus-daemon).
     var isolatedEnvironment: [String: String] {
         var env = SocketLocation.currentEnvironment()
         env["XDG_CONFIG_HOME"] = directory + "/config"
+        env["XDG_CACHE_HOME"] = directory + "/cache"  // the artwork cache: never the user's own
         env["DBUS_SESSION_BUS_ADDRESS"] = nil
         return env
     }
