@@ -119,7 +119,8 @@ final class FakeMPV {
             f.write("\\n".join(sys.argv[1:]))
         props = {"pause": False, "duration": None, "metadata": {}, "media-title": None, "speed": 1.0,
                  "playlist-pos": -1, "playlist-count": 0, "eof-reached": False, "idle-active": True,
-                 "loop-file": False, "loop-playlist": False, "playlist": [], "time-pos": None}
+                 "loop-file": False, "loop-playlist": False, "playlist": [], "time-pos": None,
+                 "volume": 100.0, "mute": False}
         observed = {}
         try:
             os.unlink(path)

@@ -333,3 +333,53 @@ extension MPVEndToEndTests {
     }
 }
 
+extension MPVEndToEndTests {
+    /// Issue 22 (volume): `npctl volume` and `npctl mute` set mpv's own `volume` (percent) and
+    /// `mute`, the session shows what mpv then has, and a change made at mpv itself reaches the
+    /// session too. Prints the round trip of `npctl volume 0.5` until mpv's volume reads 50.
+    @Test func volumeAndMuteReachMpvAndComeBack() throws {
+        let f = try MPVFixture()
+        defer { f.close() }
+        #expect(try f.npctl("open --session mpv '\(f.one)'").status == 0)
+        let mpv = try f.probe()
+        #expect(try mpv.number("volume") == 100)
+        #expect(try f.npctl("volume --session mpv").output == "1.000000\n")
+
+        var trips: [Double] = []
+        for _ in 0..<5 {
+            #expect(try f.npctl("volume 0.8 --session mpv").status == 0)
+            #expect(try mpv.number("volume") == 80)
+            let start = ControlClient.now()
+            let set = try f.npctl("volume 0.5 --session mpv")
+            #expect(set == (0, ""), "\(set.output)")
+            // npctl returns once the plugin answered, after mpv took it: the first read is 50.
+            let end = start + 5
+            var level = try mpv.number("volume")
+            while level != 50 && ControlClient.now() < end { level = try mpv.number("volume") }
+            trips.append((ControlClient.now() - start) * 1000)
+            #expect(level == 50)
+        }
+        print("npctl volume 0.5 → mpv volume 50, ms: \(trips.map { String(format: "%.1f", $0) }.joined(separator: " "))")
+        #expect(try f.npctl("volume --session mpv").output == "0.500000\n")
+        // Louder than recorded, up to mpv's volume-max (the session's maximumVolume, 1.3).
+        #expect(try f.npctl("volume 1.2 --session mpv").status == 0)
+        #expect(try mpv.number("volume") == 120)
+        #expect(try f.npctl("volume 2 --session mpv").status == 0)
+        #expect(try mpv.number("volume") == 130, "clamped to maximumVolume")
+
+        #expect(try f.npctl("mute --session mpv").status == 0)
+        #expect(try mpv.get("mute") == true)
+        #expect(try f.npctl("volume --session mpv").output == "0.000000\n", "muted: nothing is heard")
+        #expect(try f.npctl("mute off --session mpv").status == 0)
+        #expect(try mpv.get("mute") == false)
+
+        // mpv's own volume changes (its keys, another IPC client): the session follows.
+        let watcher = try f.daemon.client()
+        _ = try watcher.call("events.subscribe", ["topics": ["players"]])
+        try f.drain(watcher)
+        #expect(try mpv.set("volume", 30.0))
+        _ = try f.waitForPlayer(watcher, deadline: 5) { $0["volume"] == 0.3 }
+        #expect(try mpv.set("mute", true))
+        _ = try f.waitForPlayer(watcher, deadline: 5) { $0["muted"] == true }
+    }
+}

@@ -123,6 +123,20 @@ final class MPVProbe {
         }
     }
 
+    /// `set_property`, as a user at mpv's own controls would; true if mpv took it.
+    @discardableResult
+    func set(_ property: String, _ value: JSON) throws -> Bool {
+        let id = nextID
+        nextID += 1
+        var line = JSON.object(["command": ["set_property", .string(property), value], "request_id": .int(id)]).serialized()
+        line.append(0x0A)
+        try connection.send(line)
+        while true {
+            let m = try connection.readMessage()
+            if m["request_id"] == .int(id) { return m["error"] == "success" }
+        }
+    }
+
     /// The next message mpv sends (an event), within the probe's timeout.
     func readMessage() throws -> JSON { try connection.readMessage() }
 

@@ -214,5 +214,33 @@ import Testing
         s.apply("duration", 60.0)
         #expect(try plan(["command": "changePlaybackPosition", "position": 75.0]) == MPVCommandPlan(commands: [["playlist-next", "force"]], awaitsRestart: true))
     }
-}
 
+    /// Issue 22 (volume): `changeVolume` sets mpv's `volume` (percent: the host's 1 is mpv's
+    /// 100) and/or `mute`, even with nothing loaded; the report always carries both back.
+    @Test func volumeMapsOntoMpvsPercentAndMute() throws {
+        #expect(plan(["command": "changeVolume", "volume": 0.5])?.commands == [["set_property", "volume", 50.0]])
+        #expect(plan(["command": "changeVolume", "volume": 1.3, "muted": false])?.commands
+            == [["set_property", "volume", 130.0], ["set_property", "mute", false]])
+        #expect(plan(["command": "changeVolume", "muted": true], MPVState())?.commands == [["set_property", "mute", true]],
+                "an idle mpv has a volume too")
+        #expect(plan(["command": "changeVolume", "volume": -1, "muted": true])?.commands == [["set_property", "mute", true]])
+        for bad: JSON in [["command": "changeVolume"], ["command": "changeVolume", "volume": -0.5], ["command": "changeVolume", "volume": "loud"]] {
+            #expect(throws: MPVCommandPlan.StatusOnly(.commandFailed)) { try MPVCommandPlan.make(bad, state: Self.playing()).get() }
+        }
+        #expect(MPVCommandPlan.handled.contains("changeVolume"))
+        #expect(MPVState.observed.contains("volume") && MPVState.observed.contains("mute"))
+
+        var s = Self.playing()
+        #expect(s.report(elapsed: nil)["volume"] == 1.0 && s.report(elapsed: nil)["muted"] == false)
+        s.apply("volume", 50.0)
+        s.apply("mute", true)
+        #expect(s.report(elapsed: nil)["volume"] == 0.5 && s.report(elapsed: nil)["muted"] == true)
+        s.apply("volume", 1000.0)  // a volume-max raised by hand: the bound player.sync accepts
+        #expect(s.report(elapsed: nil)["volume"] == 1.5)
+        s.apply("volume", .null)
+        #expect(s.report(elapsed: nil)["volume"] == 1.5, "no value keeps the last")
+        var idle = MPVState()
+        idle.apply("volume", 30.0)
+        #expect(idle.report(elapsed: nil)["volume"] == 0.3 && idle.report(elapsed: nil)["muted"] == false)
+    }
+}

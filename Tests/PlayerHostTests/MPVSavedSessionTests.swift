@@ -13,6 +13,8 @@ import Testing
         s.loopPlaylist = true
         s.shuffle = "items"
         s.audioOutput = "pulse"
+        s.volume = 0.45
+        s.muted = true
         return s
     }
 
@@ -42,7 +44,19 @@ import Testing
         let kept = MPVSavedSession.sessions(in: state)
         #expect(kept.map(\.session) == ["ok"])
         #expect(kept.first?.index == 0, "an index out of range is clamped")
+        #expect(kept.first?.volume == 1 && kept.first?.muted == false, "no volume kept: mpv's default")
         #expect(MPVSavedSession.sessions(in: ["version": 2, "sessions": state["sessions"] ?? []]).isEmpty, "a newer version is not guessed at")
         #expect(MPVSavedSession.sessions(in: nil).isEmpty)
+    }
+
+    /// Issue 22 (volume): the level and mute are kept (in the host's units), and a level from a
+    /// file is bounded to what changeVolume may reach.
+    @Test func volumeAndMuteAreKeptWithinBounds() {
+        let j = sample().json
+        #expect(j["volume"] == 0.45 && j["muted"] == true)
+        func volume(_ v: JSON) -> Double? {
+            MPVSavedSession.sessions(in: ["version": 1, "sessions": [["session": "m", "urls": ["/a.ogg"], "volume": v]]]).first?.volume
+        }
+        #expect(volume(5) == 1.3 && volume(-1) == 0 && volume("x") == 1 && volume(0.2) == 0.2)
     }
 }

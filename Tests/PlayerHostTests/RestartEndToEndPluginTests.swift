@@ -56,6 +56,9 @@ import Testing
         #expect(try f.npctl("next --session m").status == 0)
         #expect(try f.npctl("pause --session m").status == 0)
         #expect(try f.npctl("position --session m 20").status == 0)
+        // Issue 22: mpv's volume and mute are the plugin's to keep (the host's snapshot has neither).
+        #expect(try f.npctl("volume --session m 0.4").status == 0)
+        #expect(try f.npctl("mute on --session m").status == 0)
         let before = try f.probe(session: "m")
         #expect(try before.get("playlist-pos") == 1)
         #expect(abs(try before.number("time-pos") - 20) < 0.3)
@@ -89,6 +92,8 @@ import Testing
         #expect(try mpv.get("playlist-pos") == 1)
         #expect(try mpv.get("pause") == true)
         #expect(abs(try mpv.number("time-pos") - 20) <= 1)
+        #expect(try mpv.number("volume") == 40 && mpv.get("mute") == true, "the volume and mute it had")
+        #expect(p?["volume"] == 0.4 && p?["muted"] == true, "\(String(describing: p))")
 
         // Play goes on from there.
         #expect(try f.npctl("play --session m").status == 0)

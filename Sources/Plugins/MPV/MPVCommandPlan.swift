@@ -21,7 +21,7 @@ struct MPVCommandPlan: Equatable {
     static let handled = [
         "play", "pause", "togglePlayPause", "stop", "nextTrack", "previousTrack", "skipForward",
         "skipBackward", "changePlaybackPosition", "changePlaybackRate", "changeRepeatMode",
-        "changeShuffleMode",
+        "changeShuffleMode", "changeVolume",
     ]
 
     /// The plan for `event` (a `command.handle` request's params) given mpv's state and the
@@ -29,8 +29,10 @@ struct MPVCommandPlan: Equatable {
     /// at once (nothing loaded: `noActionableNowPlayingItem`).
     static func make(_ event: JSON, state: MPVState, elapsed: Double? = nil) -> Result<MPVCommandPlan, StatusOnly> {
         guard let command = event["command"]?.stringValue else { return .failure(.init(.commandFailed)) }
-        guard state.hasItems else { return .failure(.init(.noActionableNowPlayingItem)) }
         func number(_ key: String) -> Double? { event[key]?.doubleValue.flatMap { $0.isFinite ? $0 : nil } }
+        // A setting of mpv's, not of an item: an idle mpv takes it too.
+        if command == "changeVolume" { return volume(number("volume"), muted: event["muted"]?.boolValue) }
+        guard state.hasItems else { return .failure(.init(.noActionableNowPlayingItem)) }
         // After the queue ended (or mpv was told to stop), mpv is idle with its playlist kept:
         // playing again starts the queue over.
         let restart: [[JSON]] = [["playlist-play-index", 0], ["set_property", "pause", false]]
@@ -91,6 +93,17 @@ struct MPVCommandPlan: Equatable {
         default:
             return .failure(.init(.commandFailed))
         }
+    }
+
+    /// `changeVolume`: the level (host units, 1 = as recorded; mpv's are percent) and/or the
+    /// mute, whichever the event has. The host checked the level against `maximumVolume` (mpv's
+    /// `volume-max`); a negative or missing one sets no level, and neither is nothing to do.
+    static func volume(_ level: Double?, muted: Bool?) -> Result<MPVCommandPlan, StatusOnly> {
+        var commands: [[JSON]] = []
+        if let v = level, v >= 0 { commands.append(["set_property", "volume", .double(v * 100)]) }
+        if let m = muted { commands.append(["set_property", "mute", .bool(m)]) }
+        guard !commands.isEmpty else { return .failure(.init(.commandFailed)) }
+        return .success(.init(commands: commands))
     }
 
     /// A seek to the end of the current item, or past it: what mpv does when it plays to there,

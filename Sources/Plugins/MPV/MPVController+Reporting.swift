@@ -4,7 +4,7 @@ import PlayerHost
 ///
 /// Observed property changes and playback restarts schedule a report on the next loop turn (what
 /// mpv said in one read makes one report). A report reads what moves — `time-pos`, `pause`,
-/// `speed`, `playlist-pos` — with `get_property` at that moment, so it is consistent with mpv
+/// `speed`, `playlist-pos`, `volume`, `mute` — with `get_property` at that moment, so it is consistent with mpv
 /// even when a property-change event is still on its way. Reports are held while a file opens or
 /// a seek lands (its tags and position are not known yet), at most `maxHoldNS`. Nothing else is
 /// decided here: the model ignores a report that agrees with what it infers, and the host's gate
@@ -58,7 +58,9 @@ extension MPVController {
         let waiting = syncDone
         syncDone.removeAll()
         var fresh: [String: JSON] = [:]
-        let moving = ["pause", "speed", "playlist-pos"]
+        // Volume and mute too: a `changeVolume` answers with this report, and mpv may send the
+        // property change after its reply to `set_property`.
+        let moving = ["pause", "speed", "playlist-pos", "volume", "mute"]
         // mpv answers in order, so `time-pos` (asked last) answers last.
         for name in moving + ["time-pos"] {
             c.get(name) { [weak self] result in

@@ -12,6 +12,8 @@ extension MPVController {
                                     elapsed: r.position, rate: 0, at: 0)
             s.loopFile = r.loopFile
             s.loopPlaylist = r.loopPlaylist
+            s.volume = r.volume.map { $0 / 100 } ?? s.volume
+            s.muted = r.mute ?? s.muted
             return finish(s)
         }
         guard state.hasItems else { return nil }
@@ -28,6 +30,8 @@ extension MPVController {
         s.duration = state.duration
         s.loopFile = state.loopFile
         s.loopPlaylist = state.loopPlaylist
+        s.volume = state.volume / 100
+        s.muted = state.mute
         return finish(s)
     }
 
@@ -46,7 +50,8 @@ extension MPVController {
         videoOutput = s.videoOutput
         state.shuffle = s.shuffle
         restore = Restore(urls: s.urls, index: s.index, position: s.position(savedAt: savedAt), paused: true,
-                          loopFile: s.loopFile, loopPlaylist: s.loopPlaylist)
+                          loopFile: s.loopFile, loopPlaylist: s.loopPlaylist,
+                          volume: s.volume * 100, mute: s.muted)
         start()
     }
 

@@ -20,6 +20,9 @@ final class MPVController {
         var paused: Bool
         var loopFile: Bool
         var loopPlaylist: Bool
+        /// mpv's `volume` (percent) and `mute` to set again (nil: mpv's default).
+        var volume: Double? = nil
+        var mute: Bool? = nil
     }
 
     /// Where a restore stands: loading the item, then seeking to the position.
@@ -238,7 +241,8 @@ final class MPVController {
         if restore == nil, state.hasItems {
             restore = Restore(urls: state.playlist.map(\.filename), index: state.playlistPos >= 0 ? state.playlistPos : state.lastIndex,
                               position: inferredElapsed ?? 0, paused: state.pause,
-                              loopFile: state.loopFile, loopPlaylist: state.loopPlaylist)
+                              loopFile: state.loopFile, loopPlaylist: state.loopPlaylist,
+                              volume: state.volume, mute: state.mute)
         }
         restoreStage = nil
         loadingFile = false
@@ -368,6 +372,10 @@ final class MPVController {
         c.command(["set_property", "pause", true])
         c.command(["set_property", "loop-file", r.loopFile ? "inf" : "no"])
         c.command(["set_property", "loop-playlist", r.loopPlaylist ? "inf" : "no"])
+        // Before the files, so nothing is heard at another level. (mpv refusing a level past its
+        // volume-max, from a state file edited by hand, refuses that command only.)
+        if let v = r.volume { c.command(["set_property", "volume", .double(v)]) }
+        if let m = r.mute { c.command(["set_property", "mute", .bool(m)]) }
         for url in r.urls { c.command(["loadfile", .string(url), "append"]) }
         c.command(["playlist-play-index", .int(Int64(min(r.index, r.urls.count - 1)))])
     }

@@ -37,6 +37,8 @@ public final class MPVPlugin: SessionPlugin {
     private var lastSaved: JSON?
     /// Rates offered on `changePlaybackRate` (mpv plays any; these are what remotes show).
     static let supportedRates: [JSON] = [0.5, 1.0, 1.5, 2.0]
+    /// `changeVolume`'s loudest level: mpv amplifies up to its `volume-max`, 130 % by default.
+    static let maximumVolume = 1.3
 
     public init(options: MPVOptions) { self.options = options }
 
@@ -253,6 +255,8 @@ public final class MPVPlugin: SessionPlugin {
                 c.send("audio.configure", ["session": session, "category": "playback"])
                 c.send("command.configure", ["session": session, "command": "changePlaybackRate",
                                              "supportedPlaybackRates": .array(Self.supportedRates)])
+                c.send("command.configure", ["session": session, "command": "changeVolume",
+                                             "maximumVolume": .double(Self.maximumVolume)])
                 for command in MPVCommandPlan.handled {
                     c.addTarget(session: sid, command: command) { [weak self] event, reply in
                         guard let ctl = self?.controllers[sid] else { return reply(.commandFailed) }

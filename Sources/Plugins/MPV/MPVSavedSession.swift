@@ -1,7 +1,8 @@
 import PlayerHost
 
 /// What the mpv plugin keeps of one session across a daemon restart, to reopen it — paused — in
-/// a new mpv: the files, the item, the position, the modes and the outputs it was opened with.
+/// a new mpv: the files, the item, the position, the modes, the volume and mute, and the outputs
+/// it was opened with.
 /// The plugin hands the list to the host (`plugin.saveState`), which writes it in its state file
 /// and gives it back after the restart (`plugin.savedState`).
 ///
@@ -24,6 +25,10 @@ struct MPVSavedSession: Equatable {
     var loopFile = false
     var loopPlaylist = false
     var shuffle = "off"
+    /// The level in the host's units (1: as recorded; mpv's `volume` / 100), within 0 and
+    /// `MPVPlugin.maximumVolume`, and the mute (the host's snapshot keeps neither of a plugin's).
+    var volume = 1.0
+    var muted = false
     var audioOutput: String?
     var videoOutput: String?
 
@@ -43,6 +48,7 @@ struct MPVSavedSession: Equatable {
             "session": .string(session), "urls": .array(urls.map(JSON.string)), "index": .int(Int64(index)),
             "elapsed": .double(elapsed), "rate": .double(rate), "at": .double(at),
             "loopFile": .bool(loopFile), "loopPlaylist": .bool(loopPlaylist), "shuffle": .string(shuffle),
+            "volume": .double(volume), "muted": .bool(muted),
         ]
         if let d = duration { o["duration"] = .double(d) }
         if let ao = audioOutput { o["ao"] = .string(ao) }
@@ -67,6 +73,9 @@ struct MPVSavedSession: Equatable {
         loopFile = j["loopFile"]?.boolValue ?? false
         loopPlaylist = j["loopPlaylist"]?.boolValue ?? false
         shuffle = j["shuffle"]?.stringValue ?? "off"
+        // From a file: a level that is not one is mpv's default, one too loud is the loudest.
+        volume = j["volume"]?.doubleValue.flatMap { $0.isFinite ? min(max(0, $0), MPVPlugin.maximumVolume) : nil } ?? 1
+        muted = j["muted"]?.boolValue ?? false
         audioOutput = j["ao"]?.stringValue
         videoOutput = j["vo"]?.stringValue
     }

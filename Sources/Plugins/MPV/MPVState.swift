@@ -22,7 +22,7 @@ struct MPVState: Equatable {
     /// end, another file, a new speed…), so observing them never makes a stream of events.
     static let observed = [
         "pause", "duration", "metadata", "media-title", "speed", "playlist-pos", "playlist-count",
-        "eof-reached", "idle-active", "loop-file", "loop-playlist", "playlist",
+        "eof-reached", "idle-active", "loop-file", "loop-playlist", "playlist", "volume", "mute",
     ]
 
     var pause = false
@@ -37,6 +37,9 @@ struct MPVState: Equatable {
     var idleActive = true
     var loopFile = false
     var loopPlaylist = false
+    /// mpv's `volume`, in percent (100: the media as recorded; up to its `volume-max`, 130 by default).
+    var volume = 100.0
+    var mute = false
     /// mpv shuffles its playlist in place and has no mode to read back: the plugin keeps it.
     var shuffle = "off"
     /// The last valid `playlist-pos`: mpv says -1 once the queue ended, the host keeps an index.
@@ -53,6 +56,8 @@ struct MPVState: Equatable {
         switch name {
         case "pause": pause = value.boolValue ?? pause
         case "speed": speed = value.doubleValue ?? speed
+        case "volume": volume = value.doubleValue.flatMap { $0.isFinite ? $0 : nil } ?? volume
+        case "mute": mute = value.boolValue ?? mute
         case "duration": duration = value.doubleValue
         case "metadata": metadata = value.objectValue ?? [:]
         case "media-title": mediaTitle = value.stringValue
@@ -138,13 +143,18 @@ struct MPVState: Equatable {
         return .object(o)
     }
 
-    /// The `player.sync` params (without `session`) for this state. `elapsed` is `time-pos` read
-    /// at this moment (nil: keep the host's). `failed`: mpv is gone; `loading`: a file is opening.
+    /// The `player.sync` params (without `session`) for this state, volume and mute always (an
+    /// idle mpv has a volume too). `elapsed` is `time-pos` read at this moment (nil: keep the
+    /// host's). `failed`: mpv is gone; `loading`: a file is opening.
     func report(elapsed: Double?, failed: Bool = false, loading: Bool = false) -> [String: JSON] {
         var r: [String: JSON] = [
             "items": .array(playlist.indices.map(item)),
             "repeatMode": .string(loopFile ? "one" : loopPlaylist ? "all" : "off"),
             "shuffleMode": .string(shuffle),
+            // The host's level is mpv's percent / 100 (1: as recorded), bounded as player.sync
+            // accepts it; mpv's own bound (volume-max) is the session's maximumVolume.
+            "volume": .double(min(max(0, volume / 100), 1.5)),
+            "muted": .bool(mute),
         ]
         guard hasItems else {
             r["status"] = failed ? "failed" : "idle"
