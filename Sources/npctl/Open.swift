@@ -6,7 +6,8 @@ import PlayerHostModel
 import PlayerHostRPC
 
 /// `npctl open FILE|URL… [--append | --next] [--session ID]`: play files in an mpv session
-/// (`mpv.open`), as `mpv FILE` does; or queue them, as mpc's `add` and `insert` do.
+/// (`mpv.open`), as `mpv FILE` does; or queue them, as mpc's `add` and `insert` do. With
+/// `-p NAME` naming an imported MPRIS player: that player's `OpenUri` on the first, as playerctl.
 struct Open: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "open",
@@ -17,13 +18,16 @@ struct Open: ParsableCommand {
             --next right after the current one (mpc insert); neither changes what plays. \
             Without --session: the Now Playing session if it is an mpv one, else the mpv \
             session used last, or a new one. Relative files are made absolute (the daemon runs \
-            elsewhere). Success prints nothing (--json prints the session).
+            elsewhere). Success prints nothing (--json prints the session). With -p NAME naming \
+            an imported MPRIS player, that player opens the first one (its OpenUri, as playerctl \
+            open; a file as a file:// URI); -p playerhost is the host's own, as without -p.
 
             Examples:
               npctl open song.ogg
               npctl open --append ~/Music/*.flac
               npctl open --next https://example.org/radio.mp3
               npctl open --session other ~/Music/album/*.flac
+              npctl -p vlc open https://example.org/radio.mp3
             """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
@@ -56,6 +60,38 @@ struct Open: ParsableCommand {
         return String(cString: p)
     }
 
+    /// A URL as is; an absolute path as a `file://` URI (what `OpenUri` takes), its bytes outside
+    /// the path's safe set percent-encoded as GLib's `g_filename_to_uri` does.
+    static func uri(_ resolved: String) -> String {
+        guard resolved.hasPrefix("/") else { return resolved }
+        let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/!$&'()*+,;=:@".utf8)
+        var out = "file://"
+        for b in resolved.utf8 {
+            if safe.contains(b) { out.unicodeScalars.append(Unicode.Scalar(b)) } else { out += "%" + Self.hex(b >> 4) + Self.hex(b & 15) }
+        }
+        return out
+    }
+
+    private static func hex(_ nibble: UInt8) -> String { String(Array("0123456789ABCDEF")[Int(nibble & 15)]) }
+
+    /// `mprisImport.openUri`: the imported player in `session` opens `uri`; errors in npctl's words.
+    static func openUri(_ remote: Remote, session: String, uri: String) throws -> JSON {
+        let player = String(session.dropFirst(PlayerTarget.importPrefix.count))
+        do throws(ClientError) {
+            return try remote.client.call("mprisImport.openUri", ["session": .string(session), "uri": .string(uri)])
+        } catch {
+            guard case .rpc(let e) = error else { throw Remote.failure(error) }
+            if e.code == RPCErrorCode.methodNotFound.rawValue {
+                throw Failure("open: the daemon imports no MPRIS players (its mpris-import plugin is off)")
+            }
+            if e.code == RPCErrorCode.sessionNotFound.rawValue {
+                let names = ((try? PlayerctlRunner.available(remote)) ?? []).map(\.instance)
+                throw Failure("open: " + PlayerctlRunner.unknown("player", player, names))
+            }
+            throw Failure("open: \(player): \(e.message)")
+        }
+    }
+
     /// `mpv.open`'s params for `urls` in `mode` (nil: replace, the default).
     static func params(_ urls: [String], mode: String?) -> [String: JSON] {
         var p: [String: JSON] = ["urls": .array(urls.map(JSON.string))]
@@ -71,6 +107,13 @@ struct Open: ParsableCommand {
             }
             let urls = try items.map(Self.resolve)
             let remote = try Remote(global)
+            // `-p NAME` naming an imported player: its own OpenUri, as playerctl's open does.
+            if target.named == nil, let session = target.session {
+                guard !append, !next else {
+                    throw Failure("open: --append and --next queue in the host's mpv sessions; -p \(session.dropFirst(PlayerTarget.importPrefix.count)) opens one URI", code: 2)
+                }
+                return MPVQueueTarget.finish(try Self.openUri(remote, session: session, uri: Self.uri(urls[0])), global)
+            }
             let session = try MPVQueueTarget.session(remote, target)
             let mode = append ? "append" : next ? "next" : nil
             MPVQueueTarget.finish(try MPVQueueTarget.call(remote, verb: "open", "mpv.open", session: session,

@@ -79,6 +79,36 @@ import Testing
         #expect(abs((elapsed ?? -1) - (targets.last ?? 0)) < 1, "elapsed \(String(describing: elapsed))")
     }
 
+    /// `npctl -p fake open FILE` calls the imported player's own `OpenUri` with the file as a
+    /// `file://` URI, silent and exit 0 as playerctl; the player's refusal is one error naming it,
+    /// and a URI over 8192 bytes is refused before the player hears of it (before: the open went
+    /// to `mpv.open` with the player's session id).
+    @Test func openWithAPlayerCallsItsOpenUri() throws {
+        let f = try ImportFixture()
+        defer { f.close() }
+        try f.startFake("fake")
+        #expect(try f.waitUntil(10) { try f.session("mpris-fake") != nil })
+        let dir = try #require(realpath(f.harness.directory, nil).map { p in defer { free(p) }; return String(cString: p) })
+        _ = try runShell("touch '\(dir)/x.ogg'")
+        let opened = { try f.mpris.sh("gdbus call --session --dest org.mpris.MediaPlayer2.fake --object-path /org/mpris/MediaPlayer2 "
+            + "--method org.playerhost.Test.Opened") }
+
+        let r = try f.npctl("-p fake open '\(dir)/x.ogg'")
+        #expect(r == (0, ""), "\(r)")
+        let got = try opened()
+        #expect(got == "(['file://\(dir)/x.ogg'],)", "the URIs the player got: \(got)")
+
+        let refused = try f.npctl("-p fake open https://example.org/refuse")
+        #expect(refused.status == 1 && refused.output.contains("org.mpris.MediaPlayer2.fake refused OpenUri")
+                && refused.output.contains("cannot open https://example.org/refuse"), "\(refused)")
+        let long = try f.npctl("-p fake open https://example.org/" + String(repeating: "a", count: 8200))
+        #expect(long.status == 1 && long.output.contains("8192-byte limit"), "\(long.output.prefix(300))")
+        let unknown = try f.npctl("-p nope open https://example.org/a")
+        #expect(unknown.status == 1 && unknown.output.contains("no player 'nope' (players: playerhost, fake"), "\(unknown)")
+        let after = try opened()
+        #expect(after == got, "nothing more reached the player: \(after)")
+    }
+
     /// The player's Identity and DesktopEntry are kept and shown: in `session.list` and
     /// `session.get` (`appName`, `desktopEntry`), `npctl sessions` and `npctl doctor` (before,
     /// only the app id made from the Identity, `fake-player`, was anywhere to be seen).

@@ -75,7 +75,8 @@ final class ImportFixture {
     }
 
     /// The fake player `org.mpris.MediaPlayer2.<name>` ("Fake Player", Paused, CanGoNext false;
-    /// `org.playerhost.Test.Change(s, v)` changes a Player property and signals it; Stop fails).
+    /// `org.playerhost.Test.Change(s, v)` changes a Player property and signals it; Stop fails;
+    /// `OpenUri` keeps each URI, `org.playerhost.Test.Opened()` gives them, one with "refuse" fails).
     func startFake(_ name: String) throws {
         let path = harness.directory + "/fake.py"
         if access(path, R_OK) != 0 { _ = try runShell("cat > '\(path)' <<'EOF'\n\(Self.fakePlayer)\nEOF") }
@@ -143,6 +144,7 @@ final class ImportFixture {
         class Fake(dbus.service.Object):
             def __init__(self):
                 super().__init__(bus, "/org/mpris/MediaPlayer2")
+                self.opened = []
                 self.props = {
                     R: {"Identity": "Fake Player", "DesktopEntry": "org.example.FakePlayer", "CanQuit": False, "CanRaise": False,
                         "HasTrackList": False},
@@ -167,6 +169,12 @@ final class ImportFixture {
             def Pause(self): self.Change("PlaybackStatus", "Paused")
             @dbus.service.method(P)
             def Stop(self): raise dbus.exceptions.DBusException("refused", name="org.mpris.MediaPlayer2.Error.Refused")
+            @dbus.service.method(P, in_signature="s")
+            def OpenUri(self, uri):
+                if "refuse" in uri: raise dbus.exceptions.DBusException("cannot open " + uri, name="org.mpris.MediaPlayer2.Error.Refused")
+                self.opened.append(uri)
+            @dbus.service.method("org.playerhost.Test", out_signature="as")
+            def Opened(self): return dbus.Array(self.opened, signature="s")
             @dbus.service.method("org.playerhost.Test", in_signature="sv")
             def Change(self, p, v):
                 self.props[P][p] = v

@@ -304,6 +304,25 @@ final class ImportedPlayer {
         }
     }
 
+    /// How long the player may take to answer `OpenUri` (ms): loading a stream can take a moment,
+    /// but a hung player must not hold the caller for sd-bus's 25 s.
+    static let openUriTimeoutMs: UInt64 = 5000
+
+    /// `OpenUri(uri)` on the player (`npctl -p NAME open`, as playerctl's `open`): done when the
+    /// player answered; its D-Bus error becomes one error naming it.
+    func openUri(_ uri: String, _ reply: @escaping (Result<JSON, RPCError>) -> Void) {
+        guard let client, !isClosed else { return reply(.failure(RPCError(.sessionNotFound, "\(busName) is gone"))) }
+        client.call(busName, path: MPRISImportMapping.objectPath, interface: MPRISImportMapping.playerInterface,
+                    member: "OpenUri", arguments: [.string(uri)], timeoutMs: Self.openUriTimeoutMs) { [sessionID, busName] result in
+            switch result {
+            case .success: reply(.success(["session": .string(sessionID)]))
+            case .failure(let e):
+                reply(.failure(RPCError(.pluginFailure, "\(busName) refused OpenUri: \(e.name): \(e.message)",
+                                        data: ["session": .string(sessionID), "dbusError": .string(e.name)])))
+            }
+        }
+    }
+
     private func event(_ e: JSON) {
         guard e["type"]?.stringValue == "interruption", e["session"]?.stringValue == sessionID else { return }
         if e["interruption"]?.stringValue == "began" {

@@ -55,6 +55,11 @@ public final class MPRISImportPlugin: SessionPlugin {
 
     public func attach(_ c: PluginContext) {
         context = c
+        c.provide("mprisImport.openUri", summary: "Open a URI in an imported MPRIS player (its OpenUri, as playerctl's open): {session, uri} → {session}, once the player answered.") {
+            [weak self] params, reply in
+            guard let self else { return reply(.failure(RPCError(.shuttingDown, "the mpris-import plugin is detached"))) }
+            self.openUri(params, reply)
+        }
         let client = DBusClient(loop: c.loop, address: options.address)
         do {
             try client.start()
@@ -105,6 +110,29 @@ public final class MPRISImportPlugin: SessionPlugin {
                 }
             }
         }
+    }
+
+    /// `mprisImport.openUri {session, uri}`: the URI bounded like the export's `OpenUri`
+    /// (`MPRISRequest.maxURIBytes`) before it goes anywhere.
+    private func openUri(_ p: [String: JSON], _ reply: @escaping (Result<JSON, RPCError>) -> Void) {
+        for key in p.keys where key != "session" && key != "uri" {
+            return reply(.failure(.invalidParams("mprisImport.openUri has no parameter '\(key)'", param: key)))
+        }
+        guard let session = p["session"]?.stringValue else {
+            return reply(.failure(.invalidParams("session: a string is required", param: "session")))
+        }
+        guard let uri = p["uri"]?.stringValue, !uri.isEmpty else {
+            return reply(.failure(.invalidParams("uri: a non-empty string is required", param: "uri")))
+        }
+        guard uri.utf8.count <= MPRISRequest.maxURIBytes else {
+            return reply(.failure(RPCError(.limitExceeded, "uri: \(uri.utf8.count) bytes, over the \(MPRISRequest.maxURIBytes)-byte limit",
+                                           data: ["limit": .int(Int64(MPRISRequest.maxURIBytes))])))
+        }
+        guard let player = players.values.first(where: { $0.sessionID == session }) else {
+            return reply(.failure(RPCError(.sessionNotFound, "no imported MPRIS player with session '\(session)'",
+                                           data: ["session": .string(session)])))
+        }
+        player.openUri(uri, reply)
     }
 
     public func detach() {
