@@ -17,7 +17,7 @@ struct Add: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
 
-    @Argument(help: ArgumentHelp("Files or URLs (http://…).", valueName: "file|url"))
+    @Argument(help: ArgumentHelp("Files or URLs (http://…).", valueName: "file|url"), completion: .file())
     var items: [String]
 
     func run() throws {

@@ -42,7 +42,7 @@ struct Open: ParsableCommand {
     @Flag(name: .long, help: ArgumentHelp("Replace the queue (the default).", visibility: .hidden))
     var replace = false
 
-    @Argument(help: ArgumentHelp("Files or URLs (http://…).", valueName: "file|url"))
+    @Argument(help: ArgumentHelp("Files or URLs (http://…).", valueName: "file|url"), completion: .file())
     var items: [String]
 
     /// A URL (`scheme://…`) as given; a file made absolute and checked, so a typo fails here

@@ -142,6 +142,24 @@ import Testing
     /// Every verb's help has examples; paragraphs are wrapped by the parser, not mid-sentence
     /// in the source (so no line is followed by one starting in lower case inside a paragraph
     /// of a narrow terminal's width).
+    /// Issue 23: completions offer files for `open` and `add` (bash's `-f`), the values of the
+    /// mode verbs, and the running daemon's session ids after `--session`.
+    @Test func completionsOfferFilesModesAndSessions() throws {
+        let bash = try runShell("'\(DaemonHarness.npctl)' --generate-completion-script bash").output
+        func body(_ function: String) -> String {
+            guard let start = bash.range(of: "\n\(function)() {\n") else { return "" }
+            let rest = bash[start.upperBound...]
+            return String(rest[..<(rest.range(of: "\n}\n")?.lowerBound ?? rest.endIndex)])
+        }
+        for verb in ["open", "add"] {
+            #expect(body("_npctl_\(verb)").contains("__npctl_add_completions -f"), "\(verb) completes no files")
+        }
+        #expect(body("_npctl_loop").contains("Playlist"))
+        #expect(body("_npctl_shuffle").contains("Toggle"))
+        #expect(body("_npctl_mute").contains("toggle"))
+        #expect(body("_npctl_open").contains("---completion open -- --session"))
+    }
+
     @Test func everyVerbsHelpHasExamples() throws {
         let verbs = ["now", "status", "volume", "sessions", "watch", "play", "pause", "play-pause", "stop", "next", "previous", "position",
                      "skip-forward", "skip-backward", "rate", "loop", "shuffle", "metadata", "queue", "promote", "demote",
