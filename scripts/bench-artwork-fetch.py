@@ -11,7 +11,8 @@ N sessions one URL each at once, and measures until every session's artwork sett
   tmp    the peak bytes of temporary files (tmp.*) in the cache directory
 Prints RESULT lines. Nothing here is a test: figures depend on the machine.
 """
-import argparse, http.server, json, os, shutil, socket, struct, subprocess, sys, tempfile, threading, time, zlib
+from ph_client import Client
+import argparse, http.server, os, shutil, struct, subprocess, sys, tempfile, threading, time, zlib
 
 
 def png(width, height):
@@ -177,45 +178,6 @@ def children(pid):
     except OSError:
         pass
     return out
-
-
-class Client:
-    def __init__(self, path):
-        self.s = socket.socket(socket.AF_UNIX)
-        self.s.connect(path)
-        self.buf = b""
-        self.next = 1
-        self.events = []
-
-    def read(self):
-        while b"\n" not in self.buf:
-            chunk = self.s.recv(1 << 16)
-            if not chunk:
-                raise SystemExit("daemon closed the connection")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
-
-    def call(self, method, params=None):
-        rid = self.next
-        self.next += 1
-        self.s.sendall(json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params or {}}).encode() + b"\n")
-        while True:
-            m = self.read()
-            if m.get("id") == rid:
-                if "error" in m:
-                    raise SystemExit(f"{method}: {m['error']}")
-                return m["result"]
-            if m.get("method") == "event":
-                self.events.append(m["params"])
-
-    def next_event(self):
-        if self.events:
-            return self.events.pop(0)
-        while True:
-            m = self.read()
-            if m.get("method") == "event":
-                return m["params"]
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ cache, makes a 1000x1000 JPEG cover and two mp3 files carrying it (ffmpeg), and 
 and the daemon's RSS after a few covers and after COUNT more (it must not grow: the helper holds
 the decoders). Prints p50/p90 in ms and RESULT lines.
 """
-import argparse, json, os, shutil, socket, subprocess, sys, tempfile, time
+from ph_client import Client
+import argparse, os, shutil, subprocess, sys, tempfile, time
 
 
 def main():
@@ -37,7 +38,7 @@ def main():
             songs.append(p)
         sock = os.path.join(tmp, "s.sock")
         env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache"))
-        cmd = [os.path.join(bindir, "playerhostd"), "--socket", sock]
+        cmd = [os.path.join(bindir, "playerhostd"), "--socket", sock, "--state-dir", os.path.join(tmp, "state")]
         if a.cpu != "none" and shutil.which("taskset"):
             cmd = ["taskset", "-c", a.cpu] + cmd
         daemon = subprocess.Popen(cmd, env=env, stderr=subprocess.DEVNULL)
@@ -88,46 +89,6 @@ def rss(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return -1
-
-
-class Client:
-    def __init__(self, path):
-        self.s = socket.socket(socket.AF_UNIX)
-        self.s.connect(path)
-        self.buf = b""
-        self.next = 1
-        self.events = []
-
-    def read(self):
-        while b"\n" not in self.buf:
-            chunk = self.s.recv(1 << 16)
-            if not chunk:
-                raise SystemExit("daemon closed the connection")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
-
-    def call(self, method, params=None):
-        rid = self.next
-        self.next += 1
-        self.s.sendall(json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params or {}}).encode() + b"\n")
-        while True:
-            m = self.read()
-            if m.get("id") == rid:
-                if "error" in m:
-                    raise SystemExit(f"{method}: {m['error']}")
-                return m["result"]
-            if m.get("method") == "event":
-                self.events.append(m["params"])
-
-    def wait(self, match):
-        while True:
-            while self.events:
-                if match(self.events.pop(0)):
-                    return
-            m = self.read()
-            if m.get("method") == "event":
-                self.events.append(m["params"])
 
 
 if __name__ == "__main__":
