@@ -21,6 +21,8 @@ import Testing
             options.config = HostConfig(sessions: (0..<sessions).map { SessionConfig(id: "s\($0)", kind: "main") })
             options.configPath = configPath.map { dir + "/" + $0 }
             options.configRequired = configPath != nil
+            // Never the user's state: a saved session there would be restored into the test.
+            options.stateDirectory = dir + "/state"
             host = try HostDaemon(options: options, logger: .init(label: "test"))
             reloader = ConfigReloader(host: host)
         }

@@ -169,6 +169,10 @@ import Testing
         defer { _ = try? runShell("rm -rf '\(dir)'") }
         var options = HostOptions(socketPath: dir + "/c.sock", socketIsDefault: false)
         options.limits = RPCLimits()
+        // Never the user's state or config: a saved session there (with artwork to resolve)
+        // would start the artwork helper and its timer, and the shutdown would overwrite it.
+        options.stateDirectory = dir + "/state"
+        options.configPath = dir + "/none.toml"
         let host = try HostDaemon(options: options, logger: .init(label: "test"))
         try host.start()
         // Active handles when idle: the listening socket, the lock file's watcher (inotify) and
