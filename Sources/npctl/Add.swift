@@ -24,7 +24,7 @@ struct Add: ParsableCommand {
         try reporting {
             guard !items.isEmpty else { throw Failure("add: give at least one file or URL", code: 2) }
             let urls = try items.map(Open.resolve)
-            let remote = try Remote(global)
+            let remote = try HostLink(global)
             let session = try MPVQueueTarget.session(remote, target)
             MPVQueueTarget.finish(try MPVQueueTarget.call(remote, verb: "add", "mpv.open", session: session,
                                                           Open.params(urls, mode: "append")), global)

@@ -38,7 +38,7 @@ struct ArtworkCommand: ParsableCommand {
                 params["height"] = .int(Int64(h))
             }
             if let s = target.session { params["session"] = .string(s) }
-            let result = try Remote(global).call("artwork.get", params)
+            let result = try HostLink(global).call("artwork.get", params)
             if global.json { return print(JSONPretty.format(result)) }
             guard let path = result["path"]?.stringValue else { throw Failure("artwork: the session shows no artwork") }
             print(path)

@@ -17,7 +17,7 @@ struct Clear: ParsableCommand {
 
     func run() throws {
         try reporting {
-            let remote = try Remote(global)
+            let remote = try HostLink(global)
             let session = try MPVQueueTarget.session(remote, target)
             MPVQueueTarget.finish(try MPVQueueTarget.call(remote, verb: "clear", "mpv.clear", session: session), global)
         }

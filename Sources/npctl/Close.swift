@@ -22,7 +22,7 @@ struct Close: ParsableCommand {
             guard let id = target.session else {
                 throw Failure("close: name the session to end with --session (npctl sessions lists them)", code: 2)
             }
-            let r = try Remote(global).call("session.close", ["session": .string(id)])
+            let r = try HostLink(global).call("session.close", ["session": .string(id)])
             if global.json { print(JSON.object(["session": .string(id), "closed": r]).jsonString) }
         }
     }

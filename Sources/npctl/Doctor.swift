@@ -30,7 +30,7 @@ struct Doctor: ParsableCommand {
 
     func run() throws {
         try reporting {
-            let remote = try Remote(global)
+            let remote = try HostLink(global)
             var p: [String: JSON] = [:]
             if let id = id ?? target.session { p["session"] = .string(id) }
             let report = try remote.call("arbiter.doctor", p)

@@ -51,7 +51,7 @@ struct Follower {
     /// The daemon closed the connection (or vanished): reconnect and go on.
     struct ConnectionLost: Error {}
 
-    private func follow(_ remote: Remote, _ show: (JSON?) -> Void, _ redo: () -> Void) throws {
+    private func follow(_ remote: HostLink, _ show: (JSON?) -> Void, _ redo: () -> Void) throws {
         let more: [JSON] = withCommands ? ["commands", "players"] : []
         if let id = target.session {
             // A named session: its own info events, after its current value.
@@ -93,24 +93,24 @@ struct Follower {
 
     /// What the export shows while `nowPlaying` is the Now Playing value: that value, unless it
     /// is an imported player's (the export may then show a host session instead).
-    private func shown(_ remote: Remote, nowPlaying: JSON) throws -> JSON {
+    private func shown(_ remote: HostLink, nowPlaying: JSON) throws -> JSON {
         guard nowPlaying["session"]?.stringValue?.hasPrefix(PlayerTarget.importPrefix) == true else { return nowPlaying }
         return try exported(remote, else: nowPlaying)
     }
 
     /// `mpris.get`; `fallback` from a daemon without it (which mirrors Now Playing).
-    private func exported(_ remote: Remote, else fallback: JSON) throws -> JSON {
+    private func exported(_ remote: HostLink, else fallback: JSON) throws -> JSON {
         do throws(ClientError) { return try remote.client.call("mpris.get") } catch {
             switch error {
             case .closed, .noDaemon, .io: throw ConnectionLost()
             case .rpc(let e) where e.code == RPCErrorCode.methodNotFound.rawValue: return fallback
-            default: throw Remote.failure(error)
+            default: throw HostLink.failure(error)
             }
         }
     }
 
     /// A snapshot with its session's command center (an empty one when nothing is Now Playing).
-    private func enriched(_ remote: Remote, _ snapshot: JSON) throws -> JSON {
+    private func enriched(_ remote: HostLink, _ snapshot: JSON) throws -> JSON {
         guard let id = snapshot["session"]?.stringValue else { return ["snapshot": snapshot, "commands": []] }
         let commands = try guarded(remote, "session.get", ["session": .string(id)])["commands"] ?? []
         return ["snapshot": snapshot, "commands": commands]
@@ -118,18 +118,18 @@ struct Follower {
 
     /// Runs a client call; a lost connection becomes `ConnectionLost`, other errors one line.
     @discardableResult
-    private func guarded(_ remote: Remote, _ method: String, _ params: [String: JSON]) throws -> JSON {
+    private func guarded(_ remote: HostLink, _ method: String, _ params: [String: JSON]) throws -> JSON {
         do throws(ClientError) { return try remote.client.call(method, params) } catch {
             switch error {
             case .closed, .noDaemon: throw ConnectionLost()
             case .io: throw ConnectionLost()
-            default: throw Remote.failure(error)
+            default: throw HostLink.failure(error)
             }
         }
     }
 
     /// The next event's params; waits as long as it takes (a quiet player is not an error).
-    private func next(_ remote: Remote, _ redo: () -> Void) throws -> JSON {
+    private func next(_ remote: HostLink, _ redo: () -> Void) throws -> JSON {
         while true {
             do throws(ClientError) {
                 let n = try remote.client.nextNotification(timeout: tick ? 1 : 3600)
@@ -138,7 +138,7 @@ struct Follower {
                 switch error {
                 case .timeout: if tick { redo() }; continue
                 case .closed, .io: throw ConnectionLost()
-                default: throw Remote.failure(error)
+                default: throw HostLink.failure(error)
                 }
             }
         }
@@ -146,16 +146,16 @@ struct Follower {
 
     /// Connects again, retrying with a growing pause (50 ms up to 1 s) while nothing answers:
     /// a restart takes a moment, and a stopped daemon may be started again at any time.
-    static func reconnect(_ global: GlobalOptions) throws -> Remote {
+    static func reconnect(_ global: GlobalOptions) throws -> HostLink {
         var pause = 0.05
         while true {
             do throws(ClientError) {
                 let client = try ControlClient(path: global.socketPath, timeout: global.timeout)
-                return Remote(client: client, global: global)
+                return HostLink(client: client, global: global)
             } catch {
                 switch error {
                 case .noDaemon, .io: break
-                default: throw Remote.failure(error)
+                default: throw HostLink.failure(error)
                 }
             }
             var ts = timespec(tv_sec: Int(pause), tv_nsec: Int((pause - Double(Int(pause))) * 1e9))

@@ -10,7 +10,7 @@ extension Play {
                 throw Failure("play: -a plays every player; a position is one session's", code: 2)
             }
             let index = try MPVQueueTarget.index(position, verb: "play")
-            let remote = try Remote(global)
+            let remote = try HostLink(global)
             let session = try MPVQueueTarget.session(remote, target)
             MPVQueueTarget.finish(try MPVQueueTarget.call(remote, verb: "play", "mpv.jump", session: session, ["index": index]), global)
         }

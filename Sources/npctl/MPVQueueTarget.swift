@@ -10,7 +10,7 @@ enum MPVQueueTarget {
     /// The session named with `--session`; else the Now Playing one if it is an mpv session
     /// (the queue `npctl queue` shows); else nil, and the plugin takes its most recently used
     /// mpv session (or, for `open`, a new one).
-    static func session(_ remote: Remote, _ option: SessionOption) throws -> String? {
+    static func session(_ remote: HostLink, _ option: SessionOption) throws -> String? {
         if let id = option.session { return id }
         guard let id = try remote.call("nowPlaying.get")["session"]?.stringValue else { return nil }
         let kind = try remote.call("session.get", ["session": .string(id)])["kind"]?.stringValue
@@ -19,12 +19,12 @@ enum MPVQueueTarget {
 
     /// Calls `method` with `params` (plus `session` when there is one); errors become one line
     /// that starts with `verb`.
-    static func call(_ remote: Remote, verb: String, _ method: String, session: String?,
+    static func call(_ remote: HostLink, verb: String, _ method: String, session: String?,
                      _ params: [String: JSON] = [:]) throws -> JSON {
         var p = params
         if let session { p["session"] = .string(session) }
         do throws(ClientError) { return try remote.client.call(method, p) } catch {
-            guard case .rpc(let e) = error else { throw Remote.failure(error) }
+            guard case .rpc(let e) = error else { throw HostLink.failure(error) }
             if e.code == RPCErrorCode.methodNotFound.rawValue {
                 throw Failure("\(verb): the daemon has no mpv sessions (is mpv installed where playerhostd runs?)")
             }
@@ -35,7 +35,7 @@ enum MPVQueueTarget {
                               : "\(verb): no item \(index + 1) in the queue\(whose) (it has \(count))")
             }
             if e.code == RPCErrorCode.sessionNotFound.rawValue { throw Failure("\(verb): \(e.message)") }
-            throw Remote.failure(error)
+            throw HostLink.failure(error)
         }
     }
 

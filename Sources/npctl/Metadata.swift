@@ -76,7 +76,7 @@ struct Metadata: ParsableCommand {
 
     /// `--json`: npctl's info (every key, or the keys asked), `elapsed` computed now.
     private func printJSON() throws {
-        let s = try Remote(global).requireSnapshot(target)
+        let s = try HostLink(global).requireSnapshot(target)
         var info = s.info
         if info["elapsed"] != nil { info["elapsed"] = .double(s.position) }
         guard !keys.isEmpty else { return print(JSONPretty.format(.object(info))) }

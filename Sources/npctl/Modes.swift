@@ -21,7 +21,7 @@ struct ModeSwitch {
                                     playerKey: "shuffleMode")
 
     /// The current mode and where it came from (`command` or `player`).
-    func current(_ remote: Remote, _ target: SessionOption) throws -> (session: String, mode: String, source: String) {
+    func current(_ remote: HostLink, _ target: SessionOption) throws -> (session: String, mode: String, source: String) {
         let id = try remote.resolve(target)
         let s = try remote.call("session.get", ["session": .string(id)])
         let c = s["commands"]?.arrayValue?.first { $0["command"]?.stringValue == command }
@@ -31,7 +31,7 @@ struct ModeSwitch {
     }
 
     /// Sets `mode` through the command center; a disabled command is an error (exit 1).
-    func set(_ mode: String, _ remote: Remote, _ session: String) throws {
+    func set(_ mode: String, _ remote: HostLink, _ session: String) throws {
         try remote.sendReporting(command, session: session, [payloadKey: .string(mode)])
     }
 
@@ -137,7 +137,7 @@ extension ModeSwitch {
             }).run()
         }
         if global.json, mode == nil {
-            return print(try current(Remote(global), target), json: true)
+            return print(try current(HostLink(global), target), json: true)
         }
         if mode != nil, playerctlOptions.format != nil {
             PlayerctlFailure.command("format strings are not supported on command functions.").report()

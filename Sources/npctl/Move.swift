@@ -25,7 +25,7 @@ struct Move: ParsableCommand {
     func run() throws {
         try reporting {
             let params = ["from": try MPVQueueTarget.index(from, verb: "move"), "to": try MPVQueueTarget.index(to, verb: "move")]
-            let remote = try Remote(global)
+            let remote = try HostLink(global)
             let session = try MPVQueueTarget.session(remote, target)
             MPVQueueTarget.finish(try MPVQueueTarget.call(remote, verb: "move", "mpv.move", session: session, params), global)
         }

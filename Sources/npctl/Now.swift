@@ -43,7 +43,7 @@ struct Now: ParsableCommand {
             if playerctlOptions.follow {
                 return try Follower(global: global, target: target, line: { raw, _ in line(raw.flatMap { $0.isNull ? nil : InfoSnapshot($0, language: global.language) }, raw, template) }).run()
             }
-            let remote = try Remote(global)
+            let remote = try HostLink(global)
             if playerctlOptions.allPlayers || playerctlOptions.allSessions {
                 for id in try remote.sessionIDs() {
                     let raw = try remote.call("info.get", ["session": .string(id)])
@@ -53,7 +53,7 @@ struct Now: ParsableCommand {
             }
             let raw = try remote.rawSnapshot(target)
             if global.json { return print(JSONPretty.format(raw)) }
-            guard !raw.isNull else { throw Failure(Remote.nothingPlaying) }
+            guard !raw.isNull else { throw Failure(HostLink.nothingPlaying) }
             print(line(InfoSnapshot(raw, language: global.language), raw, template))
         }
     }

@@ -75,12 +75,12 @@ struct Open: ParsableCommand {
     private static func hex(_ nibble: UInt8) -> String { String(Array("0123456789ABCDEF")[Int(nibble & 15)]) }
 
     /// `mprisImport.openUri`: the imported player in `session` opens `uri`; errors in npctl's words.
-    static func openUri(_ remote: Remote, session: String, uri: String) throws -> JSON {
+    static func openUri(_ remote: HostLink, session: String, uri: String) throws -> JSON {
         let player = String(session.dropFirst(PlayerTarget.importPrefix.count))
         do throws(ClientError) {
             return try remote.client.call("mprisImport.openUri", ["session": .string(session), "uri": .string(uri)])
         } catch {
-            guard case .rpc(let e) = error else { throw Remote.failure(error) }
+            guard case .rpc(let e) = error else { throw HostLink.failure(error) }
             if e.code == RPCErrorCode.methodNotFound.rawValue {
                 throw Failure("open: the daemon imports no MPRIS players (its mpris-import plugin is off)")
             }
@@ -106,7 +106,7 @@ struct Open: ParsableCommand {
                 throw Failure("open: --append, --next and --replace are one or the other", code: 2)
             }
             let urls = try items.map(Self.resolve)
-            let remote = try Remote(global)
+            let remote = try HostLink(global)
             // `-p NAME` naming an imported player: its own OpenUri, as playerctl's open does.
             if target.named == nil, let session = target.session {
                 guard !append, !next else {

@@ -22,7 +22,7 @@ struct Pin: ParsableCommand {
 
     func run() throws {
         try reporting {
-            let r = try Remote(global).call("arbiter.pin", ["player": .string(player)])
+            let r = try HostLink(global).call("arbiter.pin", ["player": .string(player)])
             if global.json { print(r.jsonString) }
         }
     }
@@ -41,7 +41,7 @@ struct Unpin: ParsableCommand {
 
     func run() throws {
         try reporting {
-            let r = try Remote(global).call("arbiter.unpin")
+            let r = try HostLink(global).call("arbiter.unpin")
             if global.json { print(r.jsonString) }
         }
     }

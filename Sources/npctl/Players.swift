@@ -26,12 +26,12 @@ struct PlayerTarget: Equatable {
 /// One player's state, fetched on first use.
 final class PlayerState {
     let target: PlayerTarget
-    let remote: Remote
+    let remote: HostLink
     private var rawCache: JSON?
     private var viewCache: PlayerctlView?
     private var viewCacheHasCommands = false
 
-    init(_ target: PlayerTarget, _ remote: Remote) {
+    init(_ target: PlayerTarget, _ remote: HostLink) {
         self.target = target
         self.remote = remote
     }
@@ -48,7 +48,7 @@ final class PlayerState {
 
     private func exported() throws -> JSON {
         do throws(ClientError) { return try remote.client.call("mpris.get") } catch {
-            guard case .rpc(let e) = error, e.code == RPCErrorCode.methodNotFound.rawValue else { throw Remote.failure(error) }
+            guard case .rpc(let e) = error, e.code == RPCErrorCode.methodNotFound.rawValue else { throw HostLink.failure(error) }
             return try remote.call("nowPlaying.get")
         }
     }
@@ -112,8 +112,8 @@ enum PlayerctlRunner {
         try global.refuseJSONWithFormat()
         if o.format != nil, !supportsFormat { PlayerctlFailure.command("format strings are not supported on command: \(verb)").report() }
         if o.follow { PlayerctlFailure.command("follow is not supported on command: \(verb)").report() }
-        let remote: Remote
-        do { remote = try Remote(global) } catch let f as Failure { PlayerctlFailure.noPlayers([f.message]).report() }
+        let remote: HostLink
+        do { remote = try HostLink(global) } catch let f as Failure { PlayerctlFailure.noPlayers([f.message]).report() }
         let targets = try Self.targets(remote, option)
         var handled = false
         for t in targets {
@@ -135,7 +135,7 @@ enum PlayerctlRunner {
     }
 
     /// The players a verb acts on, in order; none is "No players found" with what exists.
-    static func targets(_ remote: Remote, _ option: SessionOption) throws -> [PlayerTarget] {
+    static func targets(_ remote: HostLink, _ option: SessionOption) throws -> [PlayerTarget] {
         let selection = playerctlOptions.selection
         if playerctlOptions.allSessions {
             return try remote.sessionIDs().map { PlayerTarget(instance: $0, session: $0) }
@@ -164,7 +164,7 @@ enum PlayerctlRunner {
     }
 
     /// Every player `-l` shows: `playerhost`, then each imported MPRIS player.
-    static func available(_ remote: Remote) throws -> [PlayerTarget] {
+    static func available(_ remote: HostLink) throws -> [PlayerTarget] {
         let imported = try remote.sessionIDs().filter { $0.hasPrefix(PlayerTarget.importPrefix) }.map {
             PlayerTarget(instance: String($0.dropFirst(PlayerTarget.importPrefix.count)), session: $0)
         }
@@ -185,7 +185,7 @@ enum ListAll {
     static func run(_ rest: [String]) -> Int32 {
         // Parsed, not built: the parser's options cannot be read before a parse.
         guard let global = (try? GlobalOptions.parse(rest)) ?? (try? GlobalOptions.parse([])),
-              let remote = try? Remote(global), let all = try? PlayerctlRunner.available(remote) else {
+              let remote = try? HostLink(global), let all = try? PlayerctlRunner.available(remote) else {
             if !playerctlOptions.noMessages { Stderr.write("No players found\n") }
             return 0
         }

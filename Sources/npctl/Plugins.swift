@@ -23,7 +23,7 @@ struct PluginList: ParsableCommand {
 
     func run() throws {
         try reporting {
-            let list = try Remote(global).call("plugin.list")
+            let list = try HostLink(global).call("plugin.list")
             if global.json { return print(JSONPretty.format(list)) }
             var rows = [["NAME", "KIND", "STATE", "PID", "RESTARTS", "LAST"]]
             for p in list.arrayValue ?? [] {

@@ -22,7 +22,7 @@ struct Remove: ParsableCommand {
     func run() throws {
         try reporting {
             let index = try MPVQueueTarget.index(position, verb: "remove")
-            let remote = try Remote(global)
+            let remote = try HostLink(global)
             let session = try MPVQueueTarget.session(remote, target)
             MPVQueueTarget.finish(try MPVQueueTarget.call(remote, verb: "remove", "mpv.remove", session: session,
                                                           ["index": index]), global)

@@ -39,7 +39,7 @@ struct Position: ParsableCommand {
                 }).run()
             }
             if global.json, offset == nil {
-                let s = try Remote(global).requireSnapshot(target)
+                let s = try HostLink(global).requireSnapshot(target)
                 return print(JSON.object(["session": .string(s.session), "position": .double(s.position)]).jsonString)
             }
             guard let offset else {
@@ -89,7 +89,7 @@ struct SkipForward: ParsableCommand {
 
     func run() throws {
         try reporting {
-            try Remote(global).sendReporting("skipForward", session: target.session, interval.map { ["interval": .double($0)] } ?? [:])
+            try HostLink(global).sendReporting("skipForward", session: target.session, interval.map { ["interval": .double($0)] } ?? [:])
         }
     }
 }
@@ -110,7 +110,7 @@ struct SkipBackward: ParsableCommand {
 
     func run() throws {
         try reporting {
-            try Remote(global).sendReporting("skipBackward", session: target.session, interval.map { ["interval": .double($0)] } ?? [:])
+            try HostLink(global).sendReporting("skipBackward", session: target.session, interval.map { ["interval": .double($0)] } ?? [:])
         }
     }
 }
@@ -134,7 +134,7 @@ struct Rate: ParsableCommand {
 
     func run() throws {
         try reporting {
-            let remote = try Remote(global)
+            let remote = try HostLink(global)
             if let rate {
                 return try remote.sendReporting("changePlaybackRate", session: target.session, ["rate": .double(rate)])
             }

@@ -40,7 +40,7 @@ struct StatusCommand: ParsableCommand {
                 }).run()
             }
             if global.json {
-                let raw = try Remote(global).rawSnapshot(target)
+                let raw = try HostLink(global).rawSnapshot(target)
                 return print(JSONPretty.format(raw))
             }
             try PlayerctlRunner.run(global, target, verb: "status", supportsFormat: true) { player in

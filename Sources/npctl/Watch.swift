@@ -43,7 +43,7 @@ struct WatchLoop {
     let language: String?
     let interactive: Bool
     let terminal = Terminal()
-    var remote: Remote?
+    var remote: HostLink?
     var state = WatchState()
     var signalRead: Int32 = -1
     var retryPause = 0.05
@@ -54,7 +54,7 @@ struct WatchLoop {
         self.global = global
         language = global.language
         interactive = Terminal.isInteractive
-        remote = try Remote(global)
+        remote = try HostLink(global)
     }
 
     mutating func run() throws {
@@ -180,7 +180,7 @@ struct WatchLoop {
     mutating func tryReconnect() {
         do throws(ClientError) {
             let client = try ControlClient(path: global.socketPath, timeout: global.timeout)
-            remote = Remote(client: client, global: global)
+            remote = HostLink(client: client, global: global)
             state.connected = true
             state.log("reconnected")
             if !interactive { emit("reconnected") }
@@ -227,25 +227,25 @@ struct WatchLoop {
                 let r = try remote.client.call("command.send", p)
                 // A failure in the daemon's words (`no next item in the queue of mpv`).
                 return r["message"]?.stringValue ?? "\(command) on \(r["session"]?.stringValue ?? "?"): \(r["status"]?.stringValue ?? "?")"
-            } catch { return Remote.failure(error).message }
+            } catch { return HostLink.failure(error).message }
         }
         func call(_ method: String, _ id: String, done: String) -> String {
             do throws(ClientError) {
                 let r = try remote.client.call(method, ["session": .string(id)])
                 if let reason = r["reason"]?.stringValue { return "\(id): \(reason)" }
                 return done
-            } catch { return Remote.failure(error).message }
+            } catch { return HostLink.failure(error).message }
         }
         switch key {
         case .togglePlayPause: return send("togglePlayPause")
         case .next: return send("nextTrack")
         case .previous: return send("previousTrack")
         case .seekBack, .seekForward:
-            guard let np else { return Remote.nothingPlaying }
+            guard let np else { return HostLink.nothingPlaying }
             let to = PositionRequest.relative(key == .seekBack ? -10 : 10).target(from: np.position, duration: np.duration)
             return send("changePlaybackPosition", np.session, ["position": .double(to)])
         case .faster, .slower:
-            guard let np else { return Remote.nothingPlaying }
+            guard let np else { return HostLink.nothingPlaying }
             return changeRate(np, up: key == .faster, send: send)
         case .promote:
             guard let id = state.selectedID else { return nil }

@@ -3,13 +3,36 @@ import PlayerHostConfig
 import PlayerHostModel
 import PlayerHostRPC
 
-/// `arbiter.pin` and `arbiter.unpin`: the user's pinned player (issue 23, player selection).
+/// The arbiter's methods: `nowPlaying.get`, `arbiter.explain` and `arbiter.doctor` read its choice;
+/// `arbiter.pin` and `arbiter.unpin` set the user's pinned player (issue 23, player selection).
 ///
 /// A pinned player is Now Playing whenever it is eligible, paused or playing: npctl's default
 /// target, the web remote's, and what the export shows. The pin is a name, as `npctl -p` names
 /// players (a session id, or an imported player's MPRIS name), so it follows the player across
 /// its restarts; it is kept in the state file until `arbiter.unpin`.
 extension HostMethods {
+    static func arbiterMethods(_ np: NowPlayingService) -> [RPCMethod] {
+        [
+            .sync("nowPlaying.get", summary: "The Now Playing session's info with elapsed computed for now (placeholders guarded); null when empty.",
+                  params: [ModelParams.language], result: .object,
+                  resultSummary: "{session, info, playbackState, timestamp} or null") { call throws(RPCError) in
+                let lang = try call.params.optionalString("lang")
+                return np.publisher.nowPlayingJSON(language: lang)
+            },
+            .sync("arbiter.explain", summary: "For each session (or one): eligible or not and why, active or not and why.",
+                  params: [.optional("session", .string, "only this session (default: every session)")],
+                  result: .object) { call throws(RPCError) in
+                let id = try call.params.optionalString("session")
+                return try np.read { m, t in try m.explainJSON(session: id, now: t) }
+            },
+            .sync("arbiter.doctor", summary: "Diagnostics per session (kind, driver, commands, info keys): faults found and how to fix them.",
+                  params: [ModelParams.optionalSession], result: .object) { call throws(RPCError) in
+                let id = try call.params.optionalString("session")
+                return try np.read { m, t in try m.doctorJSON(session: id, now: t) }
+            },
+        ]
+    }
+
     static func arbiter(host: HostDaemon) -> [RPCMethod] {
         [
             .sync("arbiter.pin",

@@ -54,26 +54,4 @@ extension HostMethods {
             },
         ]
     }
-
-    static func arbiterMethods(_ np: NowPlayingService) -> [RPCMethod] {
-        [
-            .sync("nowPlaying.get", summary: "The Now Playing session's info with elapsed computed for now (placeholders guarded); null when empty.",
-                  params: [ModelParams.language], result: .object,
-                  resultSummary: "{session, info, playbackState, timestamp} or null") { call throws(RPCError) in
-                let lang = try call.params.optionalString("lang")
-                return np.publisher.nowPlayingJSON(language: lang)
-            },
-            .sync("arbiter.explain", summary: "For each session (or one): eligible or not and why, active or not and why.",
-                  params: [.optional("session", .string, "only this session (default: every session)")],
-                  result: .object) { call throws(RPCError) in
-                let id = try call.params.optionalString("session")
-                return try np.read { m, t in try m.explainJSON(session: id, now: t) }
-            },
-            .sync("arbiter.doctor", summary: "Diagnostics per session (kind, driver, commands, info keys): faults found and how to fix them.",
-                  params: [ModelParams.optionalSession], result: .object) { call throws(RPCError) in
-                let id = try call.params.optionalString("session")
-                return try np.read { m, t in try m.doctorJSON(session: id, now: t) }
-            },
-        ]
-    }
 }

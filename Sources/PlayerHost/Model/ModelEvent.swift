@@ -79,21 +79,3 @@ public enum ModelEvent: Sendable, Hashable {
         }
     }
 }
-
-/// Something the host must do that needs I/O.
-public enum HostAction: Sendable, Hashable {
-    /// Send a `command.handle` request; answer with `resumeCommand`.
-    case invokeExternalTarget(ExternalInvocation)
-    /// `nextDeadline` changed: re-arm (or, for nil, cancel) the one-shot timer, then call
-    /// `advance(to:)` when it fires.
-    case rearmTimer(MonotonicInstant?)
-}
-
-/// What an operation returns: its value, the events to publish and the host's actions.
-public struct ModelResult<Value: Sendable>: Sendable {
-    public var value: Value
-    public var events: [ModelEvent]
-    public var actions: [HostAction]
-}
-
-extension ModelResult: Equatable where Value: Equatable {}
