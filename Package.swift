@@ -1,6 +1,18 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// The Swift runtime linked into an executable instead of loaded: allowed because the two
+/// executables that use it are this package's own, never a dependency.
+let staticSwiftRuntime: [LinkerSetting] = [.unsafeFlags([
+    "-static-stdlib",
+    // swift-argument-parser imports FoundationEssentials (not Foundation, not ICU); its
+    // static archives reference each other, so they are resolved as one group.
+    "-Xlinker", "--start-group",
+    "-lFoundationEssentials", "-l_FoundationCShims", "-l_FoundationCollections",
+    "-lswiftSynchronization", "-lswiftDispatch", "-ldispatch", "-lBlocksRuntime",
+    "-Xlinker", "--end-group",
+])]
+
 let package = Package(
     name: "PlayerHost",
     platforms: [.macOS(.v13)],
@@ -15,7 +27,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
@@ -87,7 +98,6 @@ let package = Package(
             name: "PlayerHostConfig",
             dependencies: [
                 "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostLoop", "PlayerHostServer",
-                .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/PlayerHost/Config"
@@ -132,11 +142,15 @@ let package = Package(
                 "PlayerHost", "Plugins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // No Foundation or ICU (the config's TOML reader is the package's own), so the
+            // standard library links statically: fewer libraries to map and relocate at start
+            // and less resident memory (docs/PERFORMANCE.md, "Footprint").
+            linkerSettings: staticSwiftRuntime
         ),
         .executableTarget(
             name: "npctl",
-            // The client side only: no Loop (libuv, sd-bus, libcurl), no Host (TOMLKit → Foundation).
+            // The client side only: no Loop (libuv, sd-bus, libcurl), no Host.
             dependencies: [
                 "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -146,15 +160,7 @@ let package = Package(
             // client-only dependencies above and the standard library linked statically it is a
             // fraction of it (docs/PERFORMANCE.md, "npctl start-up"). Allowed here because npctl
             // is this package's own executable, never a dependency.
-            linkerSettings: [.unsafeFlags([
-                "-static-stdlib",
-                // swift-argument-parser imports FoundationEssentials (not Foundation, not ICU); its
-                // static archives reference each other, so they are resolved as one group.
-                "-Xlinker", "--start-group",
-                "-lFoundationEssentials", "-l_FoundationCShims", "-l_FoundationCollections",
-                "-lswiftSynchronization", "-lswiftDispatch", "-ldispatch", "-lBlocksRuntime",
-                "-Xlinker", "--end-group",
-            ])]
+            linkerSettings: staticSwiftRuntime
         ),
         .executableTarget(
             name: "playerhost-artwork",
@@ -166,7 +172,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PlayerHostTests",
-            dependencies: ["PlayerHost", "Plugins"]
+            dependencies: ["PlayerHost", "Plugins"],
+            // toml-test's TOML 1.0 cases, read by TOMLConformanceTests from the source tree.
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -24,8 +24,8 @@ import Testing
         }
     }
 
-    /// Item 18: TOMLKit reads a C string: everything after a NUL was silently dropped (here
-    /// the session, which a reload would then close).
+    /// Item 18: the TOML library the config once used read a C string: everything after a NUL
+    /// was silently dropped (here the session, which a reload would then close).
     @Test func aNULByteIsRefusedWithItsLine() throws {
         let dir = DaemonHarness.makeTempDirectory()
         defer { _ = try? runShell("rm -rf '\(dir)'") }

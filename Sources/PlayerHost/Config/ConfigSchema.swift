@@ -1,5 +1,3 @@
-import TOMLKit
-
 /// One key a configuration table may hold, and what its value must be.
 ///
 /// The tables of keys (`HostConfig.schema`, `SessionConfig.schema`, …) are the one list of what
@@ -59,7 +57,7 @@ public indirect enum ConfigValueKind: Sendable {
 /// Checks parsed TOML against a table of `ConfigKey`s.
 enum ConfigSchema {
     /// Throws the first problem found, as `source[:line]: key.path: what is wrong`. `text` is the
-    /// file, used only to find a key's line (TOMLKit gives no positions for values).
+    /// file, used only to find a key's line.
     static func check(_ table: TOMLTable, against keys: [ConfigKey], source: String, text: String) throws(HostError) {
         let lines = KeyLines(text)
         try check(table, keys, path: [], source: source, lines: lines)
@@ -81,13 +79,17 @@ enum ConfigSchema {
         }
     }
 
-    private static func check(_ value: TOMLValueConvertible, _ kind: ConfigValueKind, path: [String], source: String, lines: KeyLines) throws(HostError) {
+    private static func check(_ value: TOMLValue, _ kind: ConfigValueKind, path: [String], source: String, lines: KeyLines) throws(HostError) {
         let matches: Bool
         switch kind {
-        case .string: matches = value.type == .string
-        case .integer: matches = value.type == .int
-        case .number: matches = value.type == .int || value.type == .double
-        case .boolean: matches = value.type == .bool
+        case .string: if case .string = value { matches = true } else { matches = false }
+        case .integer: if case .integer = value { matches = true } else { matches = false }
+        case .number:
+            switch value {
+            case .integer, .float: matches = true
+            default: matches = false
+            }
+        case .boolean: if case .boolean = value { matches = true } else { matches = false }
         case .array(let element):
             guard let array = value.array else { matches = false; break }
             for (i, item) in array.enumerated() {
@@ -124,17 +126,7 @@ enum ConfigSchema {
         return .config("\(at): \(path.joined(separator: ".")): \(message)")
     }
 
-    private static func found(_ value: TOMLValueConvertible) -> String {
-        switch value.type {
-        case .string: "a string"
-        case .int: "an integer"
-        case .double: "a float"
-        case .bool: "a boolean"
-        case .array: "an array"
-        case .table: "a table"
-        case .date, .time, .dateTime: "a date or time"
-        }
-    }
+    private static func found(_ value: TOMLValue) -> String { value.kindDescription }
 
     /// The known key a typo most likely meant (edit distance ≤ 2), if any.
     static func nearest(_ key: String, in names: [String]) -> String? {

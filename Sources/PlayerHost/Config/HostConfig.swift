@@ -3,7 +3,6 @@ import PlayerHostBase
 import PlayerHostModel
 import PlayerHostRPC
 import Logging
-import TOMLKit
 
 // Adding a configuration key: add the property and its `CodingKeys` case as usual, and one line
 // to the `schema` of its table below (`ConfigKey("artwork_cache_mb", .integer)`); a new table
@@ -221,25 +220,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
     /// Parses TOML text; errors name the problem in one line: the key's path, its line when it
     /// can be found, and what was expected. Unknown keys are errors.
     public static func parse(_ text: String, source: String = "config") throws(HostError) -> HostConfig {
-        guard !text.utf8.contains(0) else { return try parse(Array(text.utf8), source: source) }
-        let table: TOMLTable
-        do {
-            table = try TOMLTable(string: text)
-        } catch let e as TOMLParseError {
-            throw .config("\(source):\(e.source.begin.line):\(e.source.begin.column): \(e.description)")
-        } catch {
-            throw .config("\(source): \(error)")
-        }
-        try ConfigSchema.check(table, against: schema, source: source, text: text)
-        let config: HostConfig
-        do {
-            config = try TOMLDecoder().decode(HostConfig.self, from: table)
-        } catch {
-            // The schema let through something the types do not take: the two disagree.
-            throw .config("\(source): \(Self.describe(error))")
-        }
-        try config.validate(source: source, text: text)
-        return config
+        try parse(Array(text.utf8), source: source)
     }
 
     /// The largest configuration file read (4 MiB: some 50 000 `[[session]]` entries). Not a
@@ -261,14 +242,30 @@ public struct HostConfig: Codable, Sendable, Equatable {
         return try parse(bytes, source: path)
     }
 
-    /// Parses the file's bytes: a NUL byte is refused (TOMLKit reads a C string and would
-    /// silently ignore everything after it), then `parse(_:source:)`.
+    /// Parses the file's bytes (UTF-8 TOML 1.0, `TOMLParser`). A NUL byte is refused with its
+    /// line first: the file is not text.
     public static func parse(_ bytes: [UInt8], source: String = "config") throws(HostError) -> HostConfig {
         if let nul = bytes.firstIndex(of: 0) {
             let line = 1 + bytes[..<nul].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
             throw .config("\(source):\(line): a NUL byte (the file is not text; nothing after it would be read)")
         }
-        return try parse(String(decoding: bytes, as: UTF8.self), source: source)
+        let table: TOMLTable
+        do {
+            table = try TOMLParser.parse(bytes: bytes)
+        } catch {
+            throw .config("\(source):\(error.line):\(error.column): \(error.reason)")
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        try ConfigSchema.check(table, against: schema, source: source, text: text)
+        let config: HostConfig
+        do {
+            config = try TOMLDecoder().decode(HostConfig.self, from: table)
+        } catch {
+            // The schema let through something the types do not take: the two disagree.
+            throw .config("\(source): \(Self.describe(error))")
+        }
+        try config.validate(source: source, text: text)
+        return config
     }
 
     /// The model's limits with this file's values over the defaults.

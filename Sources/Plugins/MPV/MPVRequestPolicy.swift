@@ -51,7 +51,7 @@ public struct MPVRequestPolicy: Sendable, Equatable {
     /// with a scheme (`scheme://`, mpv's protocol syntax) needs an allowed scheme.
     public func checkURL(_ url: String) -> String? {
         if url.hasPrefix("/") { return nil }
-        if let r = url.range(of: "://") {
+        if let r = url.firstRange(of: "://") {
             let scheme = url[..<r.lowerBound].lowercased()
             if urlSchemes.contains(scheme) { return nil }
             let allowed = urlSchemes.sorted().joined(separator: ", ")
