@@ -74,8 +74,9 @@ public final class MPRISBridge: DBusObjectHandler {
     private var reconnectTimer: Timer?
     /// When to try the bus again: the host's one restart rule, 100 ms doubling to 5 s while
     /// attempts keep failing, never giving up; back to 100 ms once the name is ours (or queued).
-    private var reconnectPolicy = RestartPolicy(initialBackoffMS: 100, maxBackoffMS: maxBackoffMilliseconds,
+    static let reconnectBackoff = RestartPolicy(initialBackoffMS: 100, maxBackoffMS: maxBackoffMilliseconds,
                                                 stableAfterMS: .max, startLimit: nil)
+    private var reconnectPolicy = MPRISBridge.reconnectBackoff
     private var isClosed = false
     private var outageLogged = false
     private var liveCache: (turn: UInt64, value: MPRISProperties)?
