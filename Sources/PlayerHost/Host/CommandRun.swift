@@ -1,6 +1,5 @@
 import Logging
 import PlayerHostBase
-import PlayerHostLoop
 import PlayerHostModel
 import PlayerHostRPC
 

@@ -1,5 +1,4 @@
 import PlayerHostBase
-import PlayerHostLoop
 import PlayerHostRPC
 
 /// Methods a plugin offers through the host (`plugin.provide`): the host lists them in

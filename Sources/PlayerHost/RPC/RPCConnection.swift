@@ -84,9 +84,6 @@ public final class RPCConnection {
     /// Requests the host sent that still await the client's response.
     public var pendingOutgoingCount: Int { outgoing.count }
 
-    /// Whether request `rid` still waits for the client's response.
-    public func isAwaitingResponse(_ rid: Int64) -> Bool { outgoing.contains(rid) }
-
     /// Feeds bytes read from the client. Complete lines are handled at once; replies that are
     /// ready are appended to `output`.
     public func receive(_ bytes: UnsafeRawBufferPointer) -> Disposition {
