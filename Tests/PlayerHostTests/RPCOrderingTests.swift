@@ -134,7 +134,7 @@ import Testing
         var failures = 0
         h.connection.request(method: "x", params: nil) { if case .failure = $0 { failures += 1 } }
         h.connection.request(method: "y", params: nil) { if case .failure = $0 { failures += 1 } }
-        h.connection.failAllOutgoing(RPCError(.shuttingDown, "gone"))
+        h.connection.failAllOutgoing(reason: "gone")
         #expect(failures == 2)
         #expect(h.connection.pendingOutgoingCount == 0)
     }

@@ -37,6 +37,10 @@ final class ArtworkHelper {
     }
 
     let loop: EventLoop
+    /// The helper's clock: the deadline of the request in the helper, the restart backoff, the
+    /// idle exit and the later turns completions run on (the loop; a `ManualScheduler` in tests).
+    /// The process and its pipes are the loop's.
+    let scheduler: Scheduler
     let executable: String
     let logger: Logger
     /// How long one request may take before the helper is killed (unless the request says).
@@ -44,13 +48,16 @@ final class ArtworkHelper {
     private var process: ChildProcess?
     private var input: PipeStream?
     private var buffer: [UInt8] = []
-    /// The request the helper is working on (its line id) and those waiting for it, in order.
-    private var current: (id: Int64, job: Job)?
+    /// The request the helper is working on (at most one), by its line id, with its deadline:
+    /// past it the helper is killed. A reply for any other id means the helper is confused.
+    private let inHelper: PendingRequests<Int64, JSON>
+    /// The requests waiting for the helper, in order.
     private var waiting: [Job] = []
     private var nextID: Int64 = 1
     private var nextTicket = 1
-    private var watchdog: Timer?
-    private var restartTimer: Timer?
+    private var restartTimer: HostTimer?
+    /// A restart is scheduled: nothing is sent until it ran.
+    private var restartPending = false
     /// When to start it again after it died.
     var restartPolicy = RestartPolicy(initialBackoffMS: 100, maxBackoffMS: 8000, stableAfterMS: 10_000, startLimit: nil)
     /// The backoff chosen after the last death (ms), for `artwork.status` and tests.
@@ -63,7 +70,7 @@ final class ArtworkHelper {
     /// When set, a helper idle this long is stopped, and started again by the next request: the
     /// fetch helpers do not keep a burst's memory (a large body, decoder buffers) for ever.
     var idleExitMilliseconds: UInt64?
-    private var idleTimer: Timer?
+    private var idleTimer: HostTimer?
     /// Stopped for idleness and not yet reaped: not a death, no restart backoff.
     private var isRetiring = false
     /// Times the helper was started again after it died.
@@ -71,17 +78,21 @@ final class ArtworkHelper {
     /// The last way it ended, for `artwork.status`.
     private(set) var lastExit: String?
 
-    init(loop: EventLoop, executable: String, logger: Logger) {
+    /// A helper run as `executable`, its process on `loop`, its time kept by `scheduler`
+    /// (nil: the loop).
+    init(loop: EventLoop, scheduler: Scheduler? = nil, executable: String, logger: Logger) {
         self.loop = loop
+        self.scheduler = scheduler ?? loop
         self.executable = executable
         self.logger = logger
+        inHelper = PendingRequests(scheduler: scheduler ?? loop)
     }
 
     /// The helper's pid while it runs.
     var pid: Int32? { process.flatMap { $0.exit == nil ? $0.pid : nil } }
 
     /// Requests in the helper or waiting for it.
-    var load: Int { waiting.count + (current == nil ? 0 : 1) }
+    var load: Int { waiting.count + inHelper.count }
 
     /// Sends one request (after those waiting); `completion` runs once on a later loop turn,
     /// unless the request is cancelled. `timeoutMilliseconds` replaces the default deadline.
@@ -112,7 +123,7 @@ final class ArtworkHelper {
     func close() {
         isClosed = true
         restartTimer?.close()
-        watchdog?.close()
+        restartPending = false
         idleTimer?.close()
         failCurrent("the artwork helper is shut down")
         let dropped = waiting
@@ -128,9 +139,9 @@ final class ArtworkHelper {
 
     /// Hands the next waiting request to the helper when it is idle and not waiting to restart.
     private func sendNext() {
-        guard !isClosed, !isDying, !isRetiring, current == nil, !waiting.isEmpty else { return }
+        guard !isClosed, !isDying, !isRetiring, inHelper.count == 0, !waiting.isEmpty else { return }
         idleTimer?.stop()
-        if let restartTimer, restartTimer.isActive { return }
+        if restartPending { return }
         if process == nil { spawn() }
         guard let input else {
             // It could not start at all: nothing will run these.
@@ -148,12 +159,21 @@ final class ArtworkHelper {
         message["id"] = .int(id)
         var bytes = JSON.object(message).serialized()
         bytes.append(0x0A)
-        current = (id, job)
-        input.write(bytes)
-        if watchdog == nil { watchdog = try? Timer(loop: loop) }
-        watchdog?.start(after: job.timeoutMilliseconds) { [weak self] in
-            self?.kill("the artwork helper did not answer within \(job.timeoutMilliseconds) ms")
+        inHelper.add(id, timeoutMilliseconds: job.timeoutMilliseconds) { [weak self] outcome in
+            switch outcome {
+            case .reply(let reply):
+                job.completion(Self.parse(reply))
+            case .timedOut:
+                // Hung on this request: it fails with that reason, and the helper is killed (its
+                // exit restarts it for the waiting ones).
+                let reason = "the artwork helper did not answer within \(job.timeoutMilliseconds) ms"
+                self?.later { job.completion(.failure(Failure(reason))) }
+                self?.kill(reason)
+            case .cancelled(let reason):
+                self?.later { job.completion(.failure(Failure(reason))) }
+            }
         }
+        input.write(bytes)
     }
 
     private func spawn() {
@@ -168,7 +188,7 @@ final class ArtworkHelper {
             input = p.pipes[0]
             input?.onWriteFailure { _ in }  // the exit callback reports the death
             try p.pipes[1]?.startReading(onRead: { [weak self] bytes in self?.received(bytes) }, onEnd: { _ in })
-            startedAtMS = loop.nowMilliseconds
+            startedAtMS = scheduler.nowNanoseconds / 1_000_000
             logger.debug("artwork helper started (pid \(p.pid))")
         } catch {
             logger.error("cannot start the artwork helper \(executable): \(error)")
@@ -182,18 +202,16 @@ final class ArtworkHelper {
         while let nl = buffer.firstIndex(of: 0x0A) {
             let line = Array(buffer[..<nl])
             buffer.removeSubrange(...nl)
-            guard let (id, job) = current else { continue }  // a killed request's late answer
+            guard let id = inHelper.ids.first else { continue }  // a killed request's late answer
             let reply = try? JSONParser.parse(line)
             // One request is in the helper: any other id means it is confused. Restart it.
             guard let reply, reply["id"]?.intValue.map(Int64.init) == id else {
                 kill("the artwork helper answered out of order")
                 return
             }
-            current = nil
-            watchdog?.stop()
-            job.completion(Self.parse(reply))
+            inHelper.complete(id, with: reply)
             sendNext()
-            if current == nil && waiting.isEmpty { armIdleExit() }
+            if inHelper.count == 0 && waiting.isEmpty { armIdleExit() }
         }
         if buffer.count > 64 * 1024 { kill("the artwork helper sent an over-long line") }
     }
@@ -216,7 +234,6 @@ final class ArtworkHelper {
         process?.close()
         process = nil
         input = nil
-        watchdog?.stop()
         if isRetiring {
             // Stopped on purpose while idle: the next request starts a fresh one.
             isRetiring = false
@@ -227,13 +244,17 @@ final class ArtworkHelper {
         // Only the request it was working on fails; the waiting ones go to the next helper.
         failCurrent("the artwork helper \(how)")
         guard !isClosed else { return }
-        let ranFor = loop.nowMilliseconds >= startedAtMS ? loop.nowMilliseconds - startedAtMS : 0
+        let nowMS = scheduler.nowNanoseconds / 1_000_000
+        let ranFor = nowMS >= startedAtMS ? nowMS - startedAtMS : 0
         guard case .restart(let delay) = restartPolicy.died(ranForMS: ranFor) else { return }
         lastRestartDelayMS = delay
         logger.warning("artwork helper \(how); starting it again in \(delay) ms")
-        if restartTimer == nil { restartTimer = try? Timer(loop: loop) }
+        if restartTimer == nil { restartTimer = scheduler.makeTimer() }
+        restartPending = restartTimer != nil
         restartTimer?.start(after: delay) { [weak self] in
-            guard let self, !self.isClosed else { return }
+            guard let self else { return }
+            self.restartPending = false
+            guard !self.isClosed else { return }
             if self.process == nil {
                 self.spawn()
                 if self.process != nil { self.restarts += 1 }
@@ -246,9 +267,9 @@ final class ArtworkHelper {
     /// `idleExitMilliseconds` without one.
     private func armIdleExit() {
         guard let ms = idleExitMilliseconds else { return }
-        if idleTimer == nil { idleTimer = try? Timer(loop: loop) }
+        if idleTimer == nil { idleTimer = scheduler.makeTimer() }
         idleTimer?.start(after: ms) { [weak self] in
-            guard let self, !self.isClosed, self.current == nil, self.waiting.isEmpty,
+            guard let self, !self.isClosed, self.inHelper.count == 0, self.waiting.isEmpty,
                   let p = self.process, p.exit == nil, !self.isDying else { return }
             self.isRetiring = true
             try? p.kill(SIGTERM)
@@ -259,7 +280,6 @@ final class ArtworkHelper {
     /// then restarts it for the waiting requests.
     private func kill(_ reason: String) {
         logger.warning("\(reason): killing it")
-        watchdog?.stop()
         failCurrent(reason)
         if let p = process, p.exit == nil {
             isDying = true
@@ -267,17 +287,14 @@ final class ArtworkHelper {
         }
     }
 
+    /// Fails the request in the helper (if any) with `reason`, on a later turn; its deadline goes.
     private func failCurrent(_ reason: String) {
-        guard let (_, job) = current else { return }
-        current = nil
-        later { job.completion(.failure(Failure(reason))) }
+        inHelper.cancelAll(reason: reason)
     }
 
+    /// Runs `body` on a later turn, never inside the caller's stack (dropped once the scheduler
+    /// closed, as at shutdown).
     private func later(_ body: @escaping () -> Void) {
-        guard let t = try? Timer(loop: loop) else { return }
-        t.start(after: 0) {
-            t.close()
-            body()
-        }
+        scheduler.onNextTurn(body)
     }
 }

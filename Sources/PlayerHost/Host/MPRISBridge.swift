@@ -72,7 +72,11 @@ public final class MPRISBridge: DBusObjectHandler {
 
     private var connection: DBusConnection?
     private var reconnectTimer: Timer?
-    private var backoff: UInt64 = 100
+    /// When to try the bus again: the host's one restart rule, 100 ms doubling to 5 s while
+    /// attempts keep failing, never giving up; back to 100 ms once the name is ours (or queued).
+    static let reconnectBackoff = RestartPolicy(initialBackoffMS: 100, maxBackoffMS: maxBackoffMilliseconds,
+                                                stableAfterMS: .max, startLimit: nil)
+    private var reconnectPolicy = MPRISBridge.reconnectBackoff
     private var isClosed = false
     private var outageLogged = false
     private var liveCache: (turn: UInt64, value: MPRISProperties)?
@@ -259,7 +263,7 @@ public final class MPRISBridge: DBusObjectHandler {
             // bus hands it to us with NameAcquired alone.
             guard self.status != (owned ? .active : .queued) else { return }
             self.status = owned ? .active : .queued
-            self.backoff = 100
+            self.reconnectPolicy.reset()
             self.outageLogged = false
             if owned { self.logger.info("MPRIS: \(name) on \(address)") } else { self.logger.warning("MPRIS: \(name) is owned by another process; queued") }
         }
@@ -287,19 +291,21 @@ public final class MPRISBridge: DBusObjectHandler {
     private func retry(_ reason: String) {
         guard !isClosed else { return }
         status = .reconnecting
+        // Each failed attempt counts as a quick death (never a stable run: the policy is reset
+        // when the bus gives us the name), so the wait doubles.
+        guard case .restart(let delay) = reconnectPolicy.died(ranForMS: 0) else { return }
         if outageLogged {
-            logger.debug("MPRIS: \(reason); retrying in \(backoff) ms")
+            logger.debug("MPRIS: \(reason); retrying in \(delay) ms")
         } else {
             logger.warning("MPRIS: \(reason); reconnecting with backoff")
             outageLogged = true
         }
         if reconnectTimer == nil { reconnectTimer = try? Timer(loop: loop) }
-        reconnectTimer?.start(after: backoff) { [weak self] in
+        reconnectTimer?.start(after: delay) { [weak self] in
             guard let self else { return }
             self.reconnects += 1
             self.connect()
         }
-        backoff = min(backoff * 2, Self.maxBackoffMilliseconds)
     }
 }
 

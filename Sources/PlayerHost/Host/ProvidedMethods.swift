@@ -1,5 +1,4 @@
 import PlayerHostBase
-import PlayerHostLoop
 import PlayerHostRPC
 
 /// Methods a plugin offers through the host (`plugin.provide`): the host lists them in
@@ -28,10 +27,12 @@ final class ProvidedMethods {
     /// behind a provider with 100 000 of them.
     static let dropsPerTurn = 1_000
     var timeoutMilliseconds: UInt64 = 30_000
-    let loop: EventLoop
+    /// Runs the slices of a departed provider's methods on later turns (the daemon's loop). The
+    /// calls' deadlines are kept by the providing connection's scheduler.
+    let loop: Scheduler
     var connection: (Int) -> RPCConnection? = { _ in nil }
 
-    init(dispatcher: RPCDispatcher, loop: EventLoop) {
+    init(dispatcher: RPCDispatcher, loop: Scheduler) {
         self.dispatcher = dispatcher
         self.loop = loop
     }
@@ -113,27 +114,18 @@ final class ProvidedMethods {
         }
         pending[caller] = waiting + 1
         let promise = RPCPromise()
-        var settled = false
-        let timer = try? Timer(loop: loop)
-        let rid = target.request(method: method, params: params) { [weak self] result in
-            guard !settled else { return }
-            settled = true
-            timer?.close()
+        // The connection's one request-with-timeout: it settles once (answer, deadline, or the
+        // plugin gone) and drops a late answer.
+        target.request(method: method, params: params, timeoutMilliseconds: timeoutMilliseconds) { [weak self] result in
             self?.settled(caller)
             switch result {
             case .success: promise.complete(result)
             case .failure(let e) where e.code == RPCErrorCode.shuttingDown.rawValue:
                 promise.complete(.failure(RPCError(.pluginFailure, "the plugin providing \(method) went away")))
+            case .failure(let e) where e.code == RPCErrorCode.timeout.rawValue:
+                promise.complete(.failure(RPCError(.pluginFailure, "the plugin providing \(method) did not answer in time")))
             case .failure: promise.complete(result)
             }
-        }
-        timer?.start(after: timeoutMilliseconds) { [weak self, weak target] in
-            guard !settled else { return }
-            settled = true
-            timer?.close()
-            self?.settled(caller)
-            target?.failOutgoing(id: rid, RPCError(.timeout, "timed out"))
-            promise.complete(.failure(RPCError(.pluginFailure, "the plugin providing \(method) did not answer in time")))
         }
         return promise
     }

@@ -44,8 +44,7 @@ public final class PluginContext {
     /// callback, so the context lives as long as anything can still call into it. A write failure
     /// arrives on a later loop turn, so no caller finds the context closed inside its own call.
     package func start() throws(LoopError) {
-        let loop = self.loop
-        rpc.scheduler = { work in loop.onNextTurn(work) }
+        rpc.scheduler = loop
         rpc.onOutput = { [weak self] in self?.flush() }
         stream.onWriteFailure { [self] _ in close() }
         try stream.startReading(onRead: { [self] bytes in
@@ -164,7 +163,7 @@ public final class PluginContext {
         guard !isClosed else { return }
         isClosed = true
         rpc.onOutput = nil
-        rpc.failAllOutgoing(RPCError(.shuttingDown, "the plugin's connection closed"))
+        rpc.failAllOutgoing(reason: "the plugin's connection closed")
         stream.close()
         let closed = onClosed
         onClosed = nil

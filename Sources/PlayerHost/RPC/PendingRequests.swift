@@ -18,21 +18,28 @@ public enum PendingOutcome<Reply> {
 /// or `cancelled` (one request, or all when the channel closes). Whatever comes for it later is
 /// reported as unknown (`complete` returns false), so a late answer can never run a completion
 /// twice. Completions run on the scheduler's thread: a reply's in the caller's stack, a timeout's
-/// from the timer; `cancelAll` takes every entry out before running any completion, so one that
-/// sends a new request does not see the old ones.
+/// from the timer; `cancelAll` takes every entry out before running any completion (in the order
+/// they were added), so one that sends a new request does not see the old ones.
 public final class PendingRequests<ID: Hashable, Reply> {
     public typealias Completion = (PendingOutcome<Reply>) -> Void
 
     private struct Entry {
         let completion: Completion
         let timer: HostTimer?
+        /// Order of `add`, so `cancelAll` fails requests in the order they were made.
+        let sequence: UInt64
     }
 
-    private let scheduler: Scheduler
+    /// Whose timers keep the deadlines of requests added from now on. Nil (a channel not yet
+    /// given one: an `RPCConnection` before its transport starts, tests of the protocol alone)
+    /// keeps none, as a closed scheduler that makes no timer: such requests end with their answer
+    /// or a cancellation.
+    public var scheduler: Scheduler?
     private var entries: [ID: Entry] = [:]
+    private var nextSequence: UInt64 = 0
 
     /// Requests whose deadlines `scheduler`'s timers keep.
-    public init(scheduler: Scheduler) {
+    public init(scheduler: Scheduler?) {
         self.scheduler = scheduler
     }
 
@@ -54,12 +61,13 @@ public final class PendingRequests<ID: Hashable, Reply> {
         guard entries[id] == nil else { return false }
         var timer: HostTimer?
         if let timeoutMilliseconds {
-            timer = scheduler.makeTimer()
+            timer = scheduler?.makeTimer()
             timer?.start(after: timeoutMilliseconds) { [weak self] in
                 self?.settle(id, .timedOut)
             }
         }
-        entries[id] = Entry(completion: completion, timer: timer)
+        nextSequence &+= 1
+        entries[id] = Entry(completion: completion, timer: timer, sequence: nextSequence)
         return true
     }
 
@@ -76,11 +84,12 @@ public final class PendingRequests<ID: Hashable, Reply> {
         settle(id, .cancelled(reason))
     }
 
-    /// Gives up on every waiting request (the channel closed), in no particular order.
+    /// Gives up on every waiting request (the channel closed), in the order they were added.
     public func cancelAll(reason: String) {
-        let all = entries
+        guard !entries.isEmpty else { return }
+        let all = entries.values.sorted { $0.sequence < $1.sequence }
         entries.removeAll()
-        for entry in all.values {
+        for entry in all {
             entry.timer?.close()
             entry.completion(.cancelled(reason))
         }

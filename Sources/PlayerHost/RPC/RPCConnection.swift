@@ -47,17 +47,21 @@ public final class RPCConnection {
     /// subscribers' flush): set by `queueEvent`, so the owner queues the connection once without
     /// a lookup.
     @exclusivity(unchecked) public private(set) var isQueuedForFlush = false
-    /// Runs work on a later loop turn (the transport sets it): a request made on a closed
-    /// connection fails there, not inside the `request` call. Unset (tests of this type alone):
-    /// at once.
-    public var scheduler: ((@escaping () -> Void) -> Void)?
+    /// The transport's clock (its loop; a `ManualScheduler` in tests): it keeps the deadlines of
+    /// requests sent to the client, and a request made on a closed connection fails on its next
+    /// turn, not inside the `request` call. Unset (tests of the protocol alone): requests have no
+    /// deadline, and one on a closed connection fails at once.
+    public var scheduler: Scheduler? {
+        didSet { outgoing.scheduler = scheduler }
+    }
 
     private var framer: LineFramer
     @exclusivity(unchecked) private var inReceive = false
     @exclusivity(unchecked) private var slots: [ReplySlot] = []
     @exclusivity(unchecked) private var slotHead = 0
     private var nextOutgoingID: Int64 = 1
-    private var outgoing: [Int64: (Result<JSON, RPCError>) -> Void] = [:]
+    /// Requests sent to the client, waiting for its response (each with its own deadline).
+    private let outgoing = PendingRequests<Int64, Result<JSON, RPCError>>(scheduler: nil)
     /// Off only in tests that compare the fast path with the general one.
     @exclusivity(unchecked) var usesFastPath = true
     /// Whether replies go out in request order (the default: what the host promises its clients,
@@ -230,34 +234,48 @@ public final class RPCConnection {
         if flush { requestFlush() }
     }
 
-    /// Sends a request to the client; `completion` runs with its response, or with an error from
-    /// `failOutgoing` (timeout, disconnect). Returns the request id.
+    /// Sends a request to the client; `completion` runs exactly once: with the client's response
+    /// (its error object as an `RPCError`), with `timeout` (1080) when `timeoutMilliseconds` pass
+    /// first (nil: no deadline of its own), with `shuttingDown` (1070) when the connection goes
+    /// (`failAllOutgoing`), or with what `failOutgoing` gives. A response that comes after any of
+    /// these is dropped. Returns the request id (0 on a closed connection: it fails on the next
+    /// turn).
     @discardableResult
-    public func request(method: String, params: JSON, completion: @escaping (Result<JSON, RPCError>) -> Void) -> Int64 {
+    public func request(method: String, params: JSON, timeoutMilliseconds: UInt64? = nil,
+                        completion: @escaping (Result<JSON, RPCError>) -> Void) -> Int64 {
         guard !isClosed else {
             let fail = { completion(.failure(RPCError(.shuttingDown, "the connection is closed"))) }
-            if let scheduler { scheduler(fail) } else { fail() }
+            if let scheduler { scheduler.onNextTurn(fail) } else { fail() }
             return 0
         }
         assertNotDraining()
         let rid = nextOutgoingID
         nextOutgoingID += 1
-        outgoing[rid] = completion
+        outgoing.add(rid, timeoutMilliseconds: timeoutMilliseconds) { outcome in
+            switch outcome {
+            case .reply(let result):
+                completion(result)
+            case .timedOut:
+                completion(.failure(RPCError(.timeout, "no answer to \(method) within \(timeoutMilliseconds ?? 0) ms")))
+            case .cancelled(let reason):
+                completion(.failure(RPCError(.shuttingDown, reason)))
+            }
+        }
         RPCEncoder.request(method: method, params: params, id: rid, into: &output)
         requestFlush()
         return rid
     }
 
-    /// Ends an outgoing request without a response (timeout); a late response is then ignored.
+    /// Ends an outgoing request without a response: its completion runs with `error`, and a late
+    /// response is dropped. Unknown or settled ids are ignored.
     public func failOutgoing(id rid: Int64, _ error: RPCError) {
-        if let completion = outgoing.removeValue(forKey: rid) { completion(.failure(error)) }
+        outgoing.complete(rid, with: .failure(error))
     }
 
-    /// Fails every outgoing request (the client went away).
-    public func failAllOutgoing(_ error: RPCError) {
-        let all = outgoing
-        outgoing.removeAll()
-        for (_, completion) in all.sorted(by: { $0.key < $1.key }) { completion(.failure(error)) }
+    /// Fails every outgoing request with `shuttingDown` and `reason` (the client went away), in
+    /// the order they were sent; their deadlines are disarmed.
+    public func failAllOutgoing(reason: String) {
+        outgoing.cancelAll(reason: reason)
     }
 
     // MARK: - Lines
@@ -334,15 +352,15 @@ public final class RPCConnection {
     private func isResponse(_ value: JSON) -> Bool {
         guard case .object(let o) = value, o["method"] == nil,
               o["result"] != nil || o["error"] != nil else { return false }
-        guard case .int(let rid)? = o["id"], let completion = outgoing.removeValue(forKey: rid) else {
-            return true  // unknown or late response: nothing to do
+        guard case .int(let rid)? = o["id"], outgoing.contains(rid) else {
+            return true  // unknown or late response (timed out, failed): nothing to do
         }
         if let e = o["error"], case .object(let eo) = e {
             let code = eo["code"]?.intValue ?? RPCErrorCode.internalError.rawValue
             let message = eo["message"]?.stringValue ?? "error"
-            completion(.failure(RPCError(code: code, message: message, data: eo["data"])))
+            outgoing.complete(rid, with: .failure(RPCError(code: code, message: message, data: eo["data"])))
         } else {
-            completion(.success(o["result"] ?? .null))
+            outgoing.complete(rid, with: .success(o["result"] ?? .null))
         }
         return true
     }

@@ -82,7 +82,7 @@ final class ClientConnection {
 
     func start() throws(LoopError) {
         let loop = stream.loop
-        rpc.scheduler = { work in loop.onNextTurn(work) }
+        rpc.scheduler = loop
         // Strong, both: `rpc.close()` (in `close`) drops them. A weak reference would give the
         // stream and this connection side-table reference counts, slower on every write of an
         // event fanned out to many subscribers.
@@ -275,6 +275,6 @@ final class ClientConnection {
         stream.close()
         account()
         server?.connectionClosed(self)
-        rpc.failAllOutgoing(RPCError(.shuttingDown, "the client disconnected"))
+        rpc.failAllOutgoing(reason: "the client disconnected")
     }
 }

@@ -215,7 +215,7 @@ public final class ControlServer {
     func connectionClosed(_ client: ClientConnection) {
         guard clients.removeValue(forKey: client.rpc.id) != nil else { return }
         if client.rpc.isInternal { internalCount -= 1 }
-        client.rpc.failAllOutgoing(RPCError(.shuttingDown, "the client disconnected"))
+        client.rpc.failAllOutgoing(reason: "the client disconnected")
         onDisconnect?(client.rpc)
     }
 
