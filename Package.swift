@@ -1,18 +1,6 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// The Swift runtime linked into an executable instead of loaded: allowed because the two
-/// executables that use it are this package's own, never a dependency.
-let staticSwiftRuntime: [LinkerSetting] = [.unsafeFlags([
-    "-static-stdlib",
-    // swift-argument-parser imports FoundationEssentials (not Foundation, not ICU); its
-    // static archives reference each other, so they are resolved as one group.
-    "-Xlinker", "--start-group",
-    "-lFoundationEssentials", "-l_FoundationCShims", "-l_FoundationCollections",
-    "-lswiftSynchronization", "-lswiftDispatch", "-ldispatch", "-lBlocksRuntime",
-    "-Xlinker", "--end-group",
-])]
-
 let package = Package(
     name: "PlayerHost",
     platforms: [.macOS(.v13)],
@@ -140,13 +128,13 @@ let package = Package(
             name: "playerhostd",
             dependencies: [
                 "PlayerHost", "Plugins",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            // No Foundation or ICU (the config's TOML reader is the package's own), so the
-            // standard library links statically: fewer libraries to map and relocate at start
-            // and less resident memory (docs/PERFORMANCE.md, "Footprint").
-            linkerSettings: staticSwiftRuntime
+            // No Foundation, not even FoundationEssentials: the config's TOML reader and the
+            // command line (`DaemonCommandLine`) are the package's own, so the standard library
+            // links statically and nothing else comes with it: fewer libraries to map and less
+            // code to relocate and page in at start (docs/PERFORMANCE.md, "Footprint").
+            linkerSettings: [.unsafeFlags(["-static-stdlib"])]
         ),
         .executableTarget(
             name: "npctl",
@@ -160,7 +148,15 @@ let package = Package(
             // client-only dependencies above and the standard library linked statically it is a
             // fraction of it (docs/PERFORMANCE.md, "npctl start-up"). Allowed here because npctl
             // is this package's own executable, never a dependency.
-            linkerSettings: staticSwiftRuntime
+            linkerSettings: [.unsafeFlags([
+                "-static-stdlib",
+                // swift-argument-parser imports FoundationEssentials (not Foundation, not ICU); its
+                // static archives reference each other, so they are resolved as one group.
+                "-Xlinker", "--start-group",
+                "-lFoundationEssentials", "-l_FoundationCShims", "-l_FoundationCollections",
+                "-lswiftSynchronization", "-lswiftDispatch", "-ldispatch", "-lBlocksRuntime",
+                "-Xlinker", "--end-group",
+            ])]
         ),
         .executableTarget(
             name: "playerhost-artwork",

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Glibc
 import Logging
 import PlayerHost
@@ -6,55 +5,49 @@ import Plugins
 
 /// playerhostd: the PlayerHost daemon.
 @main
-struct Playerhostd: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "playerhostd",
-        abstract: "Hosts media player sessions and arbitrates which one is Now Playing.",
-        discussion: """
-            Runs in the foreground (systemd-friendly: READY=1 goes to $NOTIFY_SOCKET once the \
-            control socket accepts). --daemon detaches and returns once the socket accepts.
-            """,
-        version: HostVersion.string)
+struct Playerhostd {
+    let socket: String?
+    let daemon: Bool
+    let config: String?
+    let stateDir: String?
+    let printConfig: Bool
+    let checkConfig: String?
+    let logLevel: String?
+    let maxConnections: Int
+    let maxLineBytes: Int
+    let maxOutputBytes: Int
+    let readyFd: Int32?
 
-    @Option(name: .long, help: "Control socket path (default: $XDG_RUNTIME_DIR/playerhost/control.sock).")
-    var socket: String?
+    init(_ c: DaemonCommandLine) {
+        socket = c.socket
+        daemon = c.daemon
+        config = c.config
+        stateDir = c.stateDir
+        printConfig = c.printConfig
+        checkConfig = c.checkConfig
+        logLevel = c.logLevel
+        maxConnections = c.maxConnections
+        maxLineBytes = c.maxLineBytes
+        maxOutputBytes = c.maxOutputBytes
+        readyFd = c.readyFD
+    }
 
-    @Flag(name: .long, help: "Detach into the background; return once the socket accepts connections.")
-    var daemon = false
-
-    @Option(name: .long, help: "Configuration file (TOML; default: $XDG_CONFIG_HOME/playerhost/playerhost.toml if present).")
-    var config: String?
-
-    @Option(name: .long, help: "Where state.json (sessions kept across restarts) lives (default: $XDG_STATE_HOME/playerhost).")
-    var stateDir: String?
-
-    @Flag(name: .long, help: "Print the effective configuration and exit.")
-    var printConfig = false
-
-    @Option(name: .long, help: ArgumentHelp("Check a configuration file and exit: 0 if it is valid, 1 with the problem on stderr.", valueName: "file"))
-    var checkConfig: String?
-
-    @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical (default: the config's log_level, else info). Given here, it wins over the config's, also on reload.")
-    var logLevel: String?
-
-    @Option(name: .long, help: "Most simultaneous client connections.")
-    var maxConnections: Int = RPCLimits().maxConnections
-
-    @Option(name: .long, help: "Longest accepted request line, in bytes.")
-    var maxLineBytes: Int = RPCLimits().maxLineBytes
-
-    @Option(name: .long, help: "Most reply bytes queued for a client that does not read, before it is disconnected.")
-    var maxOutputBytes: Int = RPCLimits().maxOutputBytes
-
-    @Option(name: .long, help: ArgumentHelp("Descriptor to signal readiness on (used by --daemon).", visibility: .private))
-    var readyFd: Int32?
-
-    func validate() throws {
-        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
-            throw ValidationError("unknown log level '\(logLevel)'")
-        }
-        guard maxConnections > 0, maxLineBytes >= 1024 else {
-            throw ValidationError("--max-connections must be > 0 and --max-line-bytes >= 1024")
+    static func main() {
+        switch DaemonCommandLine.parse(Array(CommandLine.arguments.dropFirst()), version: HostVersion.string) {
+        case .print(let text):
+            print(text, terminator: "")
+        case .usageError(let message):
+            FileHandleStderr.write("Error: \(message)\nUsage: playerhostd [<options>]\n  See 'playerhostd --help' for more information.\n")
+            exit(64)
+        case .run(let c):
+            do {
+                try Playerhostd(c).run()
+            } catch let code as ExitCode {
+                exit(code.rawValue)
+            } catch {
+                FileHandleStderr.write("playerhostd: \(error)\n")
+                exit(1)
+            }
         }
     }
 
@@ -130,4 +123,10 @@ enum FileHandleStderr {
     static func write(_ s: String) {
         _ = s.withCString { Glibc.write(2, $0, strlen($0)) }
     }
+}
+
+/// A status to exit with, thrown out of `run`.
+struct ExitCode: Error {
+    let rawValue: Int32
+    init(_ rawValue: Int32) { self.rawValue = rawValue }
 }
