@@ -31,11 +31,10 @@ struct Position: ParsableCommand {
             let o = playerctlOptions
             if o.follow, offset == nil {
                 let template = try o.format.map(parseTemplate)
-                return try Follower(global: global, target: target, tick: template?.contains("position") ?? false, line: { raw, now in
-                    guard let raw else { return nil }
-                    let view = PlayerctlView(raw: raw, language: global.language)
+                return try Follower(global: global, target: target, verb: "position", template: template, line: { player, now in
+                    let view = player.view
                     guard let template else { return view.positionText(at: now) }
-                    return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: false, at: now))
+                    return template.render(view.context(player: player.target.name, instance: player.target.instance, withMetadata: false, at: now))
                 }).run()
             }
             if global.json, offset == nil {

@@ -32,11 +32,10 @@ struct StatusCommand: ParsableCommand {
             try global.refuseJSONWithFormat()
             let template = try playerctlOptions.format.map(parseTemplate)
             if playerctlOptions.follow {
-                return try Follower(global: global, target: target, line: { raw, _ in
-                    guard let raw else { return nil }
-                    let view = PlayerctlView(raw: raw, language: global.language)
+                return try Follower(global: global, target: target, verb: "status", template: template, line: { player, now in
+                    let view = player.view
                     guard let template else { return view.status }
-                    return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: false, at: InfoSnapshot.hostNow()))
+                    return template.render(view.context(player: player.target.name, instance: player.target.instance, withMetadata: false, at: now))
                 }).run()
             }
             if global.json {
