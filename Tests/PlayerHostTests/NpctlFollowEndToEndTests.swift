@@ -81,8 +81,22 @@ import Testing
         let f = try MPRISFixture(startDaemon: false)
         #expect(try f.harness.start(["--config", PlayerctlDifferentialTests.config(f)], environment: f.environment))
         #expect(try f.waitForName())
-        let npctl = "PLAYERHOST_SOCKET='\(f.harness.socketPath)' '\(DaemonHarness.npctl)'"
-        _ = try runShell("\(npctl) pause && \(npctl) position 12.5")
+        // The seek's `Seeked` reaches the bus a moment after `position` returns: a follower
+        // started before it would print it. `gdbus monitor` sees it go by.
+        let script = """
+            export DBUS_SESSION_BUS_ADDRESS='\(f.address)' PLAYERHOST_SOCKET='\(f.harness.socketPath)'
+            D='\(f.harness.directory)'; mkfifo "$D/seek"
+            timeout 20 gdbus monitor --session --dest \(MPRISBridge.busName) >"$D/seek" 2>&1 & pid=$!
+            exec 3<"$D/seek"; a=""
+            while [ "${a#*owned by}" = "$a" ] && read -r -t 10 a <&3; do :; done
+            '\(DaemonHarness.npctl)' pause && '\(DaemonHarness.npctl)' position 12.5
+            while [ "${a#*Seeked (int64 12500000}" = "$a" ] && read -r -t 10 a <&3; do :; done
+            kill $pid; rm -f "$D/seek"; echo "${a##*Player.}"
+            """
+        let path = f.harness.directory + "/seek.sh"
+        _ = try runShell("cat > '\(path)' <<'SEEK_EOF'\n\(script)\nSEEK_EOF")
+        let settled = try runShell("bash '\(path)' 2>&1", deadline: 60).output
+        #expect(settled == "Seeked (int64 12500000,)\n", "\(settled)")
         return f
     }
 
