@@ -121,7 +121,9 @@ struct FollowConnection {
             // The exported player shows a session other than the slot's: its changes come here.
             if let exported = players[PlayerTarget.exported], exported.raw["session"]?.stringValue == id, id != slot,
                seq >= fresh[PlayerTarget.exported, default: 0] {
-                again = try update(PlayerTarget.exported, raw: try exportedValue(else: exported.raw)) || again
+                let raw = try exportedValue(else: exported.raw)
+                fresh[PlayerTarget.exported] = received  // read now: newer than what waits
+                again = try update(PlayerTarget.exported, raw: raw) || again
             }
             return again
         default:
@@ -157,10 +159,8 @@ struct FollowConnection {
         guard var player = players[instance] else { return false }
         let old = player.view
         player.raw = raw
-        if follower.withCommands {
-            player.commands = try commands(of: raw)
-            fresh[instance] = received
-        }
+        // Only the commands are read now: the value is the event's, so newer events still apply.
+        if follower.withCommands { player.commands = try commands(of: raw) }
         players[instance] = player
         let changes = PlayerChange.between(old, player.view, commandsKnown: follower.withCommands, now: InfoSnapshot.hostNow())
         guard !changes.isDisjoint(with: follower.rule.triggers) else { return false }
@@ -197,8 +197,8 @@ struct FollowConnection {
             slotFresh = received
             raw = try shown(nowPlaying: np)
         }
-        let commands = follower.withCommands ? try commands(of: raw) : nil
         fresh[t.instance] = received
+        let commands = follower.withCommands ? try commands(of: raw) : nil
         return FollowedPlayer(target: t, raw: raw, commands: commands, language: follower.global.language)
     }
 
