@@ -11,13 +11,16 @@ struct Position: ParsableCommand {
         discussion: """
             POS is S, M:SS or H:MM:SS (seek to), or relative: +S / -S (mpc) or S+ / S- \
             (playerctl). Seeks go through command changePlaybackPosition. Relative seeks start \
-            from the position computed now and stop at 0 and at the end.
+            from the position computed now and stop at 0 and at the end. --follow prints \
+            the position now and after each seek (not on play or pause: playerctl follows \
+            Seeked); with a --format naming position, every second too.
 
             Examples:
-              npctl position            # prints e.g. 83.235
+              npctl position            # prints e.g. 83.235000
               npctl position 1:30       # seek to 1:30
               npctl position 10+        # 10 s forward
               npctl position -5         # 5 s back
+              npctl position --follow --format '{{duration(position)}}'
             """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption

@@ -13,9 +13,11 @@ struct StatusCommand: ParsableCommand {
         abstract: "Print the playback status: Playing, Paused or Stopped (as playerctl).",
         discussion: """
             With --format, the template is filled from the player (status, loop, shuffle, \
-            position in µs, playerName, …). --follow prints a line on every change until \
-            Ctrl-C, waiting for the daemon when it is not running. The one-line summary of \
-            the old `status` is `npctl now`.
+            position in µs, playerName, …). --follow prints a line now and on each status \
+            change (and each change of what the template names) until Ctrl-C, waiting for \
+            the daemon when it is not running; with -a or several players, the line of the \
+            one that changed last (as playerctl). The one-line summary of the old `status` \
+            is `npctl now`.
 
             Examples:
               npctl status
