@@ -132,4 +132,34 @@ import Testing
             #expect(playing.count == 3 && playing == playing.sorted() && Set(playing).count == 3, "\(tool): \(lines)")
         }
     }
+
+    /// `-a --follow` survives a daemon restart as the single follow does: an empty line when the
+    /// daemon goes (every player vanished), then the players again once it is back.
+    @Test func allPlayersFollowSurvivesADaemonRestart() throws {
+        let dir = DaemonHarness.makeTempDirectory()
+        defer { _ = try? runShell("PLAYERHOST_SOCKET='\(dir)/s' timeout 30 '\(DaemonHarness.npctl)' daemon stop >/dev/null 2>&1; rm -rf '\(dir)'") }
+        let config = DaemonHarness.packageRoot + "/examples/demo.toml"
+        let script = """
+            start() { timeout 30 "$N" daemon start -- --config "$C" >/dev/null; }
+            mkfifo "$D/f"
+            timeout 60 "$N" -a status -F -f "{{playerName}} {{status}}" >"$D/f" & pid=$!
+            exec 3<"$D/f"
+            start
+            a=""
+            while [ "$a" != "playerhost Playing" ] && read -r -t 20 a <&3; do :; done
+            timeout 30 "$N" daemon stop >/dev/null
+            read -r -t 20 gone <&3 || gone="(none)"
+            start
+            timeout 30 "$N" pause
+            b=""
+            while [ "$b" != "playerhost Paused" ] && read -r -t 20 b <&3; do :; done
+            kill -INT "$pid"; wait "$pid"; rc=$?
+            echo "$a"; echo "[$gone]"; echo "$b"; echo "rc=$rc"
+            """
+        let path = dir + "/restart.sh"
+        _ = try runShell("cat > '\(path)' <<'RESTART_EOF'\n\(script)\nRESTART_EOF")
+        let r = try runShell("D='\(dir)' PLAYERHOST_SOCKET='\(dir)/s' XDG_STATE_HOME='\(dir)/state' N='\(DaemonHarness.npctl)' C='\(config)' bash '\(path)'",
+                             deadline: 120)
+        #expect(r.output == "playerhost Playing\n[]\nplayerhost Paused\nrc=0\n", "\(r.output)")
+    }
 }
