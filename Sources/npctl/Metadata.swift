@@ -40,15 +40,22 @@ struct Metadata: ParsableCommand {
             try global.refuseJSONWithFormat()
             let template = try o.format.map(parseTemplate)
             if o.follow {
-                return try Follower(global: global, target: target, tick: template?.contains("position") ?? false, line: { raw, now in
-                    guard let raw else { return nil }
-                    let view = PlayerctlView(raw: raw, language: global.language)
+                // playerctl skips a player that cannot play (its commands say), as without --follow.
+                return try Follower(global: global, target: target, verb: "metadata", template: template, withCommands: true, line: { player, now in
+                    let view = player.view
+                    guard view.canPlay || target.named != nil else { return nil }
                     if let template {
                         if view.metadata.isEmpty { return nil }
-                        return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: true, at: now))
+                        return template.render(view.context(player: player.target.name, instance: player.target.instance, withMetadata: true, at: now))
                     }
-                    if let key = keys.last { return view.metadataValue(key, at: now) }
-                    return view.metadataTable(player: target.followed.name)
+                    guard !keys.isEmpty else { return view.metadataTable(player: player.target.name) }
+                    // The last key's value, and nothing when any key is missing (as without --follow).
+                    var last: String?
+                    for key in keys {
+                        guard let v = view.metadataValue(key, at: now) else { return nil }
+                        last = v
+                    }
+                    return last
                 }).run()
             }
             if global.json { return try printJSON() }

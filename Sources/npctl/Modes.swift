@@ -124,16 +124,17 @@ extension ModeSwitch {
     /// or print the mode as `shown` spells it (or the format). An imported player that does not
     /// offer the mode (`offered`) is skipped for the next, as playerctl skips it.
     func run(verb: String, mode: String?, normalize: (String) throws -> String, global: GlobalOptions, target: SessionOption,
-             shown: @escaping (PlayerctlView) -> String, offered: (PlayerctlView) -> Bool,
+             shown: @escaping (PlayerctlView) -> String, offered: @escaping (PlayerctlView) -> Bool,
              resolve: (String, PlayerctlView) -> String = { wanted, _ in wanted }) throws {
         try global.refuseJSONWithFormat()
         if playerctlOptions.follow, mode == nil {
             let template = try playerctlOptions.format.map(parseTemplate)
-            return try Follower(global: global, target: target, withCommands: true, line: { raw, now in
-                guard let raw else { return nil }
-                let view = PlayerctlView(raw: raw["snapshot"] ?? .null, commands: raw["commands"]?.arrayValue, language: global.language)
+            return try Follower(global: global, target: target, verb: verb, template: template, withCommands: true, line: { player, now in
+                let view = player.view
+                // playerctl skips a player without the mode (an imported one), as without --follow.
+                if player.target.isImported, !offered(view) { return nil }
                 guard let template else { return shown(view) }
-                return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: false, at: now))
+                return template.render(view.context(player: player.target.name, instance: player.target.instance, withMetadata: false, at: now))
             }).run()
         }
         if global.json, mode == nil {

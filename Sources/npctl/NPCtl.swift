@@ -49,6 +49,9 @@ struct NPCtl: ParsableCommand {
             Pin.self, Unpin.self,
         ])
 
+    /// `-p` and `-i` before the verb, for completion (`PlayerctlArguments` reads them).
+    @OptionGroup var players: PlayerOptions
+
     /// Every verb and alias, with its sub-verbs, for `GlobalOptionHoisting`.
     /// Every verb names itself in its configuration: the parser's fallback, a name derived
     /// from the type (`String(describing:)`), costs a dynamic cast that scans every protocol
@@ -127,6 +130,9 @@ struct GlobalOptions: ParsableArguments {
 
     @Option(name: .long, help: ArgumentHelp("Language for localized values (default: from LC_ALL, LC_MESSAGES or LANG; then und).", valueName: "tag"))
     var lang: String?
+
+    /// `-p` and `-i`, for help and completion (`PlayerctlArguments` reads them).
+    @OptionGroup var players: PlayerOptions
 
     var socketPath: String { SocketLocation.resolve(explicit: socket) }
 

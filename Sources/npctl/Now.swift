@@ -41,7 +41,9 @@ struct Now: ParsableCommand {
             try global.refuseJSONWithFormat()
             let template = try playerctlOptions.format.map(parseTemplate)
             if playerctlOptions.follow {
-                return try Follower(global: global, target: target, line: { raw, _ in line(raw.flatMap { $0.isNull ? nil : InfoSnapshot($0, language: global.language) }, raw, template) }).run()
+                return try Follower(global: global, target: target, verb: "now", template: template, line: { player, _ in
+                    line(player.raw.isNull ? nil : InfoSnapshot(player.raw, language: global.language), player.raw, template, player.target)
+                }).run()
             }
             let remote = try HostLink(global)
             if playerctlOptions.allPlayers || playerctlOptions.allSessions {
@@ -59,11 +61,12 @@ struct Now: ParsableCommand {
     }
 
     /// The text for one value (nil: nothing is Now Playing).
-    private func line(_ snapshot: InfoSnapshot?, _ raw: JSON?, _ template: FormatTemplate?) -> String {
+    private func line(_ snapshot: InfoSnapshot?, _ raw: JSON?, _ template: FormatTemplate?, _ player: PlayerTarget? = nil) -> String {
         guard let snapshot, let raw else { return template == nil ? "Nothing is Now Playing" : "" }
         guard let template else { return snapshot.statusLine }
         let view = PlayerctlView(raw: raw, language: global.language)
-        return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: true, at: InfoSnapshot.hostNow()))
+        let player = player ?? target.followed
+        return template.render(view.context(player: player.name, instance: player.instance, withMetadata: true, at: InfoSnapshot.hostNow()))
     }
 }
 

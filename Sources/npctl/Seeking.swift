@@ -11,13 +11,16 @@ struct Position: ParsableCommand {
         discussion: """
             POS is S, M:SS or H:MM:SS (seek to), or relative: +S / -S (mpc) or S+ / S- \
             (playerctl). Seeks go through command changePlaybackPosition. Relative seeks start \
-            from the position computed now and stop at 0 and at the end.
+            from the position computed now and stop at 0 and at the end. --follow prints \
+            the position now and after each seek (not on play or pause: playerctl follows \
+            Seeked); with a --format naming position, every second too.
 
             Examples:
-              npctl position            # prints e.g. 83.235
+              npctl position            # prints e.g. 83.235000
               npctl position 1:30       # seek to 1:30
               npctl position 10+        # 10 s forward
               npctl position -5         # 5 s back
+              npctl position --follow --format '{{duration(position)}}'
             """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: SessionOption
@@ -31,11 +34,10 @@ struct Position: ParsableCommand {
             let o = playerctlOptions
             if o.follow, offset == nil {
                 let template = try o.format.map(parseTemplate)
-                return try Follower(global: global, target: target, tick: template?.contains("position") ?? false, line: { raw, now in
-                    guard let raw else { return nil }
-                    let view = PlayerctlView(raw: raw, language: global.language)
+                return try Follower(global: global, target: target, verb: "position", template: template, line: { player, now in
+                    let view = player.view
                     guard let template else { return view.positionText(at: now) }
-                    return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: false, at: now))
+                    return template.render(view.context(player: player.target.name, instance: player.target.instance, withMetadata: false, at: now))
                 }).run()
             }
             if global.json, offset == nil {

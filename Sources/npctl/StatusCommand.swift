@@ -13,9 +13,11 @@ struct StatusCommand: ParsableCommand {
         abstract: "Print the playback status: Playing, Paused or Stopped (as playerctl).",
         discussion: """
             With --format, the template is filled from the player (status, loop, shuffle, \
-            position in µs, playerName, …). --follow prints a line on every change until \
-            Ctrl-C, waiting for the daemon when it is not running. The one-line summary of \
-            the old `status` is `npctl now`.
+            position in µs, playerName, …). --follow prints a line now and on each status \
+            change (and each change of what the template names) until Ctrl-C, waiting for \
+            the daemon when it is not running; with -a or several players, the line of the \
+            one that changed last (as playerctl). The one-line summary of the old `status` \
+            is `npctl now`.
 
             Examples:
               npctl status
@@ -32,11 +34,10 @@ struct StatusCommand: ParsableCommand {
             try global.refuseJSONWithFormat()
             let template = try playerctlOptions.format.map(parseTemplate)
             if playerctlOptions.follow {
-                return try Follower(global: global, target: target, line: { raw, _ in
-                    guard let raw else { return nil }
-                    let view = PlayerctlView(raw: raw, language: global.language)
+                return try Follower(global: global, target: target, verb: "status", template: template, line: { player, now in
+                    let view = player.view
                     guard let template else { return view.status }
-                    return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: false, at: InfoSnapshot.hostNow()))
+                    return template.render(view.context(player: player.target.name, instance: player.target.instance, withMetadata: false, at: now))
                 }).run()
             }
             if global.json {

@@ -40,11 +40,10 @@ struct Volume: ParsableCommand {
             let template = try playerctlOptions.format.map(parseTemplate)
             if playerctlOptions.follow, level == nil {
                 try global.refuseJSONWithFormat()
-                return try Follower(global: global, target: target, line: { raw, now in
-                    guard let raw else { return nil }
-                    let view = PlayerctlView(raw: raw, language: global.language)
+                return try Follower(global: global, target: target, verb: "volume", template: template, line: { player, now in
+                    let view = player.view
                     guard let template else { return CFormat.format("%f", view.volume) }
-                    return template.render(view.context(player: target.followed.name, instance: target.followed.instance, withMetadata: false, at: now))
+                    return template.render(view.context(player: player.target.name, instance: player.target.instance, withMetadata: false, at: now))
                 }).run()
             }
             try PlayerctlRunner.run(global, target, verb: "volume", supportsFormat: true) { player in

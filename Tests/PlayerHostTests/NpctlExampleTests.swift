@@ -158,6 +158,42 @@ import Testing
         #expect(body("_npctl_shuffle").contains("Toggle"))
         #expect(body("_npctl_mute").contains("toggle"))
         #expect(body("_npctl_open").contains("---completion open -- --session"))
+        // -p and -i, taken off the command line before the parser, are declared for completion.
+        #expect(body("_npctl_status").contains("---completion status -- --player"))
+        #expect(body("_npctl_status").contains("---completion status -- --ignore-player"))
+        #expect(body("_npctl").contains("---completion -- --player"), "-p before the verb")
+        for shell in ["zsh", "fish"] {
+            let script = try runShell("'\(DaemonHarness.npctl)' --generate-completion-script \(shell)").output
+            #expect(script.contains("---completion status -- --player") || script.contains("status -- --player"), "\(shell)")
+        }
+    }
+
+    /// Issue 23: `npctl status -p <TAB>` (and `-i`, and `-p` before the verb) offers the players
+    /// `npctl -l` lists, from the running daemon: the bash script run as bash runs it.
+    @Test func bashCompletesPlayerNamesAfterP() throws {
+        let f = try ImportFixture()
+        defer { f.close() }
+        try f.startFake("fake")
+        #expect(try f.waitUntil(10) { try f.sessionIDs() == ["mpris-fake"] })
+        let dir = f.harness.directory
+        _ = try runShell("mkdir -p '\(dir)/bin' && ln -sf '\(DaemonHarness.npctl)' '\(dir)/bin/npctl' && '\(DaemonHarness.npctl)' --generate-completion-script bash >'\(dir)/npctl.bash'")
+        func complete(_ line: String) throws -> [String] {
+            let script = """
+                export PATH='\(dir)/bin':"$PATH" PLAYERHOST_SOCKET='\(f.harness.socketPath)'
+                source '\(dir)/npctl.bash'
+                COMP_LINE='\(line)'; COMP_POINT=${#COMP_LINE}; read -ra COMP_WORDS <<<"$COMP_LINE"
+                [ "${COMP_LINE% }" != "$COMP_LINE" ] && COMP_WORDS+=('')
+                COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+                _npctl npctl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"; printf '%s\\n' "${COMPREPLY[@]}"
+                """
+            let path = dir + "/complete.sh"
+            _ = try runShell("cat > '\(path)' <<'COMPLETE_EOF'\n\(script)\nCOMPLETE_EOF")
+            return try runShell("timeout 20 bash '\(path)'").output.split(separator: "\n").map(String.init).sorted()
+        }
+        #expect(try complete("npctl status -p ") == ["%any", "fake", "playerhost"])
+        #expect(try complete("npctl status -p f") == ["fake"])
+        #expect(try complete("npctl metadata --ignore-player ") == ["%any", "fake", "playerhost"])
+        #expect(try complete("npctl -p ") == ["%any", "fake", "playerhost"])
     }
 
     @Test func everyVerbsHelpHasExamples() throws {

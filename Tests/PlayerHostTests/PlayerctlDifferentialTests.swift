@@ -153,6 +153,39 @@ import Testing
         #expect(followed.output == "fake: Fake Song Paused\n")
     }
 
+    /// `--follow` lines, side by side (`NpctlFollowEndToEndTests.follow`): each follower's first
+    /// line, then the line after each change (`$N` is npctl), on the exported player paused at 12.5 s.
+    static let follows: [(String, [String])] = [
+        ("status -F", ["\"$N\" play", "\"$N\" position 40; \"$N\" pause"]),
+        ("-a -F status", ["\"$N\" play", "\"$N\" pause"]),
+        ("position -F", ["\"$N\" position 30", "\"$N\" play; \"$N\" pause; \"$N\" position 5-"]),
+        ("-F position -f '{{duration(position)}}'", ["\"$N\" position 61"]),
+        ("-p playerhost metadata title -F", ["\"$N\" next", "\"$N\" previous"]),
+        ("metadata -F -f '{{artist}}: {{title}} {{status}}'", ["\"$N\" next", "\"$N\" play"]),
+        ("loop -F", ["\"$N\" loop Track", "\"$N\" loop None"]),
+        ("-F shuffle", ["\"$N\" shuffle On", "\"$N\" shuffle Off"]),
+        ("volume -F", ["\"$N\" volume 0.5", "\"$N\" volume 0.25"]),
+        ("volume -F -f '{{emoji(volume)}} {{status}}'", ["\"$N\" volume 0.9", "\"$N\" play"]),
+    ]
+
+    @Test func followPrintsWhatPlayerctlFollowPrints() throws {
+        var lines = 0
+        var differing = 0
+        for (args, steps) in Self.follows {
+            // A fresh daemon each: a follow's changes are not the next one's start.
+            let f = try NpctlFollowEndToEndTests.pausedPlayer()
+            defer { f.close() }
+            let (p, n) = try NpctlFollowEndToEndTests.follow(args, steps: steps, bus: f.address, socket: f.harness.socketPath,
+                                                             directory: f.harness.directory)
+            lines += p.count
+            differing += zip(p, n).filter { $0 != $1 }.count + abs(p.count - n.count)
+            #expect(p.count == steps.count + 1, "\(args): playerctl \(p)")
+            #expect(n == p, "\(args)\n  playerctl: \(p)\n  npctl:     \(n)")
+        }
+        print("playerctl --follow differential: \(Self.follows.count) command lines, \(lines) lines, \(differing) differ")
+        #expect(differing == 0)
+    }
+
     static func config(_ f: MPRISFixture) throws -> String {
         let path = f.harness.directory + "/corpus.toml"
         _ = try runShell("""

@@ -39,15 +39,20 @@ public struct PlayerSelection: Sendable, Equatable {
 
     /// `available` in `-p`'s order (every player, selected or not: `-l` filters after).
     public func sorted(_ available: [String]) -> [String] {
-        guard let players else { return available }
-        let any = players.firstIndex(of: "%any") ?? Int.max
-        func rank(_ instance: String) -> Int {
-            players.indices.first { players[$0] != "%any" && Self.matches(players[$0], instance) } ?? any
-        }
+        guard players != nil else { return available }
         return available.enumerated().sorted { a, b in
             let (ra, rb) = (rank(a.element), rank(b.element))
             return ra != rb ? ra < rb : a.offset < b.offset
         }.map(\.element)
+    }
+
+    /// Where `instance` stands in `-p`'s order of preference: the index of the first name
+    /// that names it, else where `%any` stands, else after every name (playerctl's
+    /// `player_name_string_compare_func`). 0 for every player without `-p`.
+    public func rank(_ instance: String) -> Int {
+        guard let players else { return 0 }
+        let any = players.firstIndex(of: "%any") ?? Int.max
+        return players.indices.first { players[$0] != "%any" && Self.matches(players[$0], instance) } ?? any
     }
 }
 
