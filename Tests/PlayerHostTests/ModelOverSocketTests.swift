@@ -271,7 +271,7 @@ import Testing
 @Suite struct DeadlineTimerTests {
     @Test func armedWhilePlayingOnlyAndAdvancesAtTheEnd() throws {
         let loop = try EventLoop()
-        let np = NowPlayingService(loop: loop, logger: .init(label: "t"))
+        let np = NowPlayingService(scheduler: loop, logger: .init(label: "t"))
         let fake = MonotonicInstant(nanoseconds: 1_000_000_000)
         np.clock = { fake }
         try np.perform { m, t in try m.createSession(id: "s", kind: .main, now: t) }

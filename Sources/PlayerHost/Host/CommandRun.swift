@@ -15,7 +15,7 @@ final class CommandRun {
     private var answers: [Int: CommandStatus] = [:]
     /// Outgoing `command.handle` requests by token, to withdraw on timeout.
     private var asked: [Int: (rpc: RPCConnection, id: Int64)] = [:]
-    private var timer: Timer?
+    private var timer: HostTimer?
     private var asking = false
     private var done = false
 
@@ -32,7 +32,7 @@ final class CommandRun {
         for call in dispatch.pendingExternalCalls { ask(call, service) }
         asking = false
         let timeout = service.commandTimeoutMilliseconds
-        timer = try? Timer(loop: service.loop)
+        timer = service.scheduler.makeTimer()
         timer?.start(after: timeout) { [self] in
             guard !done else { return }
             for (token, request) in asked where answers[token] == nil {

@@ -28,10 +28,10 @@ final class ProvidedMethods {
     /// behind a provider with 100 000 of them.
     static let dropsPerTurn = 1_000
     var timeoutMilliseconds: UInt64 = 30_000
-    let loop: EventLoop
+    let loop: Scheduler
     var connection: (Int) -> RPCConnection? = { _ in nil }
 
-    init(dispatcher: RPCDispatcher, loop: EventLoop) {
+    init(dispatcher: RPCDispatcher, loop: Scheduler) {
         self.dispatcher = dispatcher
         self.loop = loop
     }
@@ -114,7 +114,7 @@ final class ProvidedMethods {
         pending[caller] = waiting + 1
         let promise = RPCPromise()
         var settled = false
-        let timer = try? Timer(loop: loop)
+        let timer = loop.makeTimer()
         let rid = target.request(method: method, params: params) { [weak self] result in
             guard !settled else { return }
             settled = true
