@@ -214,16 +214,15 @@ func infoEvents(_ events: [ModelEvent]) -> [PublishedInfo] {
     }
 }
 
-/// External players through the real daemon: a backend client reports, a sender commands.
+/// External players through the protocol (an embedded host): a backend client reports, a
+/// sender commands.
 @Suite(.serialized) struct ExternalPlayerOverSocketTests {
-    func daemon() throws -> DaemonHarness {
-        let d = try DaemonHarness()
-        #expect(try d.start())
-        return d
+    func daemon() throws -> EmbeddedHost {
+        EmbeddedHost()
     }
 
     /// An eligible external session whose backend `c` handles play and pause.
-    func makeExternal(_ c: ControlClient, _ id: String) throws {
+    func makeExternal(_ c: EmbeddedClient, _ id: String) throws {
         let created = try c.call("session.create", ["id": .string(id), "kind": "main", "driver": "external"])
         #expect(created["driver"] == "external")
         try c.call("audio.configure", ["session": .string(id), "category": "playback"])

@@ -2,6 +2,7 @@ import Glibc
 import Logging
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostClient
 
 /// Fairness and back-pressure (issue 16, item 2): a bounded share per connection per loop turn,
 /// clients that do not read are held back rather than served into memory, and a reply that would
@@ -182,5 +183,56 @@ import Testing
         }
         #expect(try asker.call("host.ping") == "pong", "still connected")
         #expect(d.exit == nil)
+    }
+
+    /// Issue 16 item 3 over the real transport (moved from ProvidedMethodLimitTests): a request
+    /// over `--max-line-bytes` gets one clear error, and a 3 MB reply read as it comes is never
+    /// taken for a stall.
+    @Test func twentyThousandMethodsGetOneClearAnswerNeverASilentClose() throws {
+        let d = try DaemonHarness()
+        defer { d.close() }
+        let config = d.directory + "/limits.toml"
+        _ = try runShell("printf 'max_provided_methods = 30000\\n' > '\(config)'")
+        #expect(try d.start(["--config", config]))
+        let big = try d.client(timeout: 60)
+        let names = (0..<20_000).map { "plugin.provided.method\($0)" }
+        // With a summary each, the request is over max_line_bytes (1 MiB): one error naming the
+        // limit (the daemon skips the line; it used to hang up while the client still wrote it,
+        // which the client saw only as a broken pipe), and the connection stays.
+        let summaries = JSON.object(Dictionary(uniqueKeysWithValues: names.map { ($0, JSON.string("what \($0) does, in one line")) }))
+        #expect {
+            try big.call("plugin.provide", ["methods": .array(names.map(JSON.string)), "summaries": summaries])
+        } throws: { error in
+            guard case ClientError.rpc(let e) = error else { return false }
+            return e.code == RPCErrorCode.limitExceeded.rawValue && e.data?["limit"] == 1_048_576
+                && e.message.contains("--max-line-bytes")
+        }
+        #expect(try big.call("host.ping") == .string("pong"), "still connected")
+        // Without summaries it fits: all 20 000 are provided and listed.
+        try big.call("plugin.provide", ["methods": .array(names.map(JSON.string))])
+        let other = try d.client(timeout: 60)
+        #expect(Set(FuzzMethod.all(from: try other.call("rpc.discover")).map(\.name)).isSuperset(of: names))
+        // The 3 MB rpc.discover reply, read as it comes, is progress: never "stalled" (it once
+        // was, until the whole write completed, and a slow reader was cut off after 5 s).
+        #expect(try other.call("host.stats")["server"]?["cutOffStalled"] == 0)
+        // The provider goes; a new one may take the names as soon as they are free, even while
+        // the old ones are still being dropped from the table (never "a host method").
+        big.close()
+        let again = try d.client(timeout: 60)
+        var provided = false
+        let deadline = ControlClient.now() + 30
+        while !provided && ControlClient.now() < deadline {
+            do {
+                try again.call("plugin.provide", ["methods": .array(names.map(JSON.string))])
+                provided = true
+            } catch {
+                guard case .rpc(let e) = error, e.message.contains("already provided by another plugin") else {
+                    Issue.record("unexpected: \(error)")
+                    return
+                }
+            }
+        }
+        #expect(provided)
+        #expect(try other.call("host.ping") == .string("pong"))
     }
 }

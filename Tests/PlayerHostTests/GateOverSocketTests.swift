@@ -2,18 +2,16 @@ import Glibc
 import Testing
 @testable import PlayerHost
 
-/// Issue 8 through the real daemon and its socket: what a subscriber receives.
+/// Issue 8 through the protocol: what a subscriber receives, on an embedded host (manual time:
+/// "at once" means before any host time passes, "at the window's end" when the host's clock
+/// reaches it).
 @Suite(.serialized) struct GateOverSocketTests {
-    func daemon(_ config: String) throws -> DaemonHarness {
-        let d = try DaemonHarness()
-        let path = d.directory + "/test.toml"
-        _ = try runShell("printf '\(config)\\n' > '\(path)'")
-        #expect(try d.start(["--config", path]))
-        return d
+    func daemon(_ config: String) throws -> EmbeddedHost {
+        try EmbeddedHost(configTOML: config + "\n")
     }
 
     /// A manual (app-published) session holding the slot, playing "Real Song".
-    func radio(_ c: ControlClient) throws {
+    func radio(_ c: EmbeddedClient) throws {
         try c.call("session.create", ["id": "radio", "kind": "main", "automaticallyPublishes": false])
         try c.call("audio.configure", ["session": "radio", "category": "playback"])
         try c.call("audio.activate", ["session": "radio"])
@@ -33,7 +31,7 @@ import Testing
     func nowPlaying(_ n: JSON) -> JSON? { n["params"]?["type"] == "nowPlaying" ? n["params"]?["nowPlaying"] : nil }
 
     /// The next gated value (the topic also carries the slot's `nowPlayingChanged` key moments).
-    func nextValue(_ c: ControlClient, timeout: Double? = nil) throws -> JSON {
+    func nextValue(_ c: EmbeddedClient, timeout: Double? = nil) throws -> JSON {
         while true {
             let n = try c.nextNotification(timeout: timeout)
             if let v = nowPlaying(n) { return v }

@@ -1,15 +1,12 @@
 import Testing
 @testable import PlayerHost
 
-/// Issue 16 item 3, the model's limits through the real daemon: each is a config key, going
-/// over it is error 1050 naming the key and its value, and other clients are unaffected.
+/// Issue 16 item 3, the model's limits through the protocol (an embedded host): each is a
+/// config key, going over it is error 1050 naming the key and its value, and other clients are
+/// unaffected.
 @Suite(.serialized) struct ModelLimitsOverSocketTests {
-    func daemon() throws -> DaemonHarness {
-        let d = try DaemonHarness()
-        let config = d.directory + "/limits.toml"
-        _ = try runShell("printf 'max_sessions_per_app = 3\\nmax_targets_per_command = 2\\nmax_queue_items = 5\\n' > '\(config)'")
-        #expect(try d.start(["--config", config]))
-        return d
+    func daemon() throws -> EmbeddedHost {
+        try EmbeddedHost(configTOML: "max_sessions_per_app = 3\nmax_targets_per_command = 2\nmax_queue_items = 5\n")
     }
 
     /// The RPC error a call threw, if it threw one.

@@ -8,19 +8,16 @@ import Testing
 @testable import PlayerHostModel
 @testable import PlayerHostRPC
 
-/// Issue 3's behaviours through the real daemon and its socket, with real clients.
+/// Issue 3's behaviours through the protocol, with several clients, on an embedded host (its
+/// time is manual: a command timeout is waited for in host time, not on the wall clock).
 @Suite(.serialized) struct ModelOverSocketTests {
-    /// A daemon with a short command timeout and no configured sessions.
-    func daemon(timeoutMS: Int = 300) throws -> DaemonHarness {
-        let d = try DaemonHarness()
-        let config = d.directory + "/test.toml"
-        _ = try runShell("printf 'command_timeout_ms = \(timeoutMS)\\n' > '\(config)'")
-        #expect(try d.start(["--config", config]))
-        return d
+    /// A host with a short command timeout and no configured sessions.
+    func daemon(timeoutMS: Int = 300) throws -> EmbeddedHost {
+        try EmbeddedHost(configTOML: "command_timeout_ms = \(timeoutMS)\n")
     }
 
     /// A playing-eligible session: playback category, active, transport bound to its player.
-    func makeSession(_ c: ControlClient, _ id: String, kind: String = "main", play: Bool = false) throws {
+    func makeSession(_ c: EmbeddedClient, _ id: String, kind: String = "main", play: Bool = false) throws {
         try c.call("session.create", ["id": .string(id), "kind": .string(kind)])
         try c.call("audio.configure", ["session": .string(id), "category": "playback"])
         try c.call("audio.activate", ["session": .string(id)])
@@ -191,7 +188,7 @@ import Testing
         let d = try daemon()
         defer { d.close() }
         let watcher = try d.client()
-        var app: ControlClient? = try d.client()
+        var app: EmbeddedClient? = try d.client()
         try app!.call("host.hello", ["name": "fleeting"])
         try makeSession(app!, "gone", play: true)
         try app!.call("session.create", ["id": "stays", "kind": "pip", "backgroundAudio": true])
@@ -271,7 +268,7 @@ import Testing
 @Suite struct DeadlineTimerTests {
     @Test func armedWhilePlayingOnlyAndAdvancesAtTheEnd() throws {
         let loop = try EventLoop()
-        let np = NowPlayingService(loop: loop, logger: .init(label: "t"))
+        let np = NowPlayingService(scheduler: loop, logger: .init(label: "t"))
         let fake = MonotonicInstant(nanoseconds: 1_000_000_000)
         np.clock = { fake }
         try np.perform { m, t in try m.createSession(id: "s", kind: .main, now: t) }

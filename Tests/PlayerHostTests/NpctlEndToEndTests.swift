@@ -53,6 +53,19 @@ import Testing
         return try runShell("PLAYERHOST_SOCKET='\(socket)' timeout 30 '\(DaemonHarness.npctl)' \(args) \(redirect)")
     }
 
+    /// Issue 13: `npctl call` passes positional params (moved from PromisesOverSocketTests, the
+    /// one test there that needs the real socket and binary).
+    @Test func npctlCallPassesPositionalParams() throws {
+        let d = try DaemonHarness()
+        defer { d.close() }
+        #expect(try d.start())
+        let c = try d.client()
+        try c.call("session.create", ["id": "main", "kind": "main"])
+        let r = try runShell("PLAYERHOST_SOCKET='\(d.socketPath)' timeout 30 '\(DaemonHarness.npctl)' call session.get '[\"main\"]' 2>&1")
+        #expect(r.status == 0, "\(r.output)")
+        #expect(r.output.contains("\"main\""))
+    }
+
     @Test func statusShowsTitlePositionAndSession() throws {
         let demo = try Demo()
         defer { demo.close() }

@@ -134,7 +134,7 @@ import Testing
 
     @Test func theWindowTimerIsArmedOnlyWhileAValueWaits() throws {
         let loop = try EventLoop()
-        let np = NowPlayingService(loop: loop, logger: .init(label: "t"))
+        let np = NowPlayingService(scheduler: loop, logger: .init(label: "t"))
         np.publisher.configure(.init(coalesceMilliseconds: 30))
         let rec = Recorder()
         np.publisher.add(rec, topics: [.nowPlaying])

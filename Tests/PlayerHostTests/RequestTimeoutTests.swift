@@ -160,7 +160,7 @@ import Testing
             _ = try m.addTarget(session: "s", .like, client: 9, now: .zero)
             _ = try m.enableCommand(session: "s", .like, enabled: true, now: .zero)
             loop = try EventLoop()
-            service = NowPlayingService(loop: loop, logger: .init(label: "test"), model: m)
+            service = NowPlayingService(scheduler: loop, logger: .init(label: "test"), model: m)
             let scheduler = self.scheduler
             service.clock = { MonotonicInstant(nanoseconds: scheduler.nowNanoseconds) }
             service.commandTimeoutMilliseconds = timeoutMilliseconds

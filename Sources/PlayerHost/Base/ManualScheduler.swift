@@ -114,6 +114,11 @@ private final class ManualTimer: HostTimer {
         if let then { scheduler?.onNextTurn(then) }
     }
 
+    var isActive: Bool {
+        guard let scheduler else { return false }
+        return scheduler.armed[ObjectIdentifier(self)] != nil
+    }
+
     var dueIn: UInt64 {
         guard let scheduler, scheduler.armed[ObjectIdentifier(self)] != nil, deadline > scheduler.nowNanoseconds else { return 0 }
         return (deadline - scheduler.nowNanoseconds) / 1_000_000

@@ -14,6 +14,9 @@ public protocol HostTimer: AnyObject {
     func close(then: (() -> Void)?)
     /// Milliseconds until it fires; 0 when due or stopped.
     var dueIn: UInt64 { get }
+    /// Whether it is armed (started and not yet fired, stopped or closed; a repeating timer
+    /// stays armed).
+    var isActive: Bool { get }
     /// Whether an armed timer keeps the host running (libuv's ref/unref); a shutdown deadline
     /// is unreferenced so it never holds the loop open by itself.
     var isReferenced: Bool { get set }

@@ -33,7 +33,7 @@ extension HostMethods {
         ]
     }
 
-    static func arbiter(host: HostDaemon) -> [RPCMethod] {
+    static func arbiter(core host: HostCore) -> [RPCMethod] {
         [
             .sync("arbiter.pin",
                   summary: "Pin a player: it stays Now Playing while eligible, paused too, across its restarts, until arbiter.unpin (kept in the state file). The name is a session id or an imported player's MPRIS name (spotify, mpv.instance42), as npctl -p takes.",
@@ -51,7 +51,7 @@ extension HostMethods {
                     throw RPCError(.sessionNotFound, "no player '\(name)' (players: \(known.isEmpty ? "none" : known))",
                                    data: ["param": "player"])
                 }
-                host.applyArbiter(pinned: name, config: host.currentConfig)
+                host.applyArbiter(pinned: name, config: host.config)
                 return ["pinned": .string(name), "session": .string(session),
                         "nowPlaying": host.nowPlaying.model.nowPlayingSession.map { .string($0) } ?? .null]
             },
@@ -59,27 +59,9 @@ extension HostMethods {
                   result: .object, resultSummary: "{unpinned: the name that was pinned, or null}") { [weak host] _ throws(RPCError) in
                 guard let host else { throw RPCError(.shuttingDown, "the host is shutting down") }
                 let was = host.nowPlaying.model.policy.pinned
-                host.applyArbiter(pinned: nil, config: host.currentConfig)
+                host.applyArbiter(pinned: nil, config: host.config)
                 return ["unpinned": was.map { .string($0) } ?? .null]
             },
         ]
-    }
-}
-
-extension HostDaemon {
-    /// The config in force: the last one loaded or reloaded.
-    var currentConfig: HostConfig { reloader?.config ?? options.config }
-
-    /// Gives the model the pin and `config`'s `[arbiter]` lists; a pin change is written to the
-    /// state file with the next write.
-    func applyArbiter(pinned: String?, config: HostConfig) {
-        let policy = ArbiterPolicy(pinned: pinned, priority: config.arbiter?.priority ?? [], ignore: config.arbiter?.ignore ?? [])
-        guard policy != nowPlaying.model.policy else { return }
-        do {
-            try nowPlaying.perform { m, t in m.setArbiterPolicy(policy, now: t) }
-        } catch {
-            logger.error("applying the arbiter's pin and [arbiter]: \(error.message)")
-        }
-        state?.changed()
     }
 }

@@ -3,7 +3,8 @@ import PlayerHostRPC
 
 /// `artwork.get` and `artwork.status`.
 extension HostMethods {
-    static func artwork(host: HostDaemon) -> [RPCMethod] {
+    /// `resolver`: the daemon's artwork resolver (nil when its cache cannot be made).
+    static func artwork(core host: HostCore, resolver: @escaping () -> ArtworkResolver?) -> [RPCMethod] {
         [
             RPCMethod("artwork.get",
                       summary: "The best rendition of a session's resolved artwork: the smallest cached one at least width×height, else the original scaled down now (never up); null without artwork.",
@@ -29,14 +30,14 @@ extension HostMethods {
                 } else {
                     return .result(.null)
                 }
-                guard let resolver = host.artwork else { return .result(.null) }
+                guard let resolver = resolver() else { return .result(.null) }
                 let promise = RPCPromise()
                 resolver.rendition(session: session, width: width, height: height) { promise.complete($0) }
                 return .deferred(promise)
             },
             .sync("artwork.status", summary: "The artwork helper (pid, restarts, last exit), the cache (bytes, limit, files, evictions) and resolution counters.",
-                  result: .object) { [weak host] _ in
-                host?.artwork?.statusJSON ?? .null
+                  result: .object) { _ in
+                resolver()?.statusJSON ?? .null
             },
         ]
     }

@@ -372,7 +372,7 @@ public final class ArtworkResolver: EventSink {
     }
 
     private func later(_ body: @escaping () -> Void) {
-        guard let t = try? Timer(loop: service.loop) else { return }
+        guard let t = service.scheduler.makeTimer() else { return }
         t.start(after: 0) {
             t.close()
             body()

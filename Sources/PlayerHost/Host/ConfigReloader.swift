@@ -19,6 +19,10 @@ import PlayerHostRPC
 /// - `[mpris] export` switches what the MPRIS export shows at once.
 /// - `requests_per_turn`, `turn_budget_us`, `output_high_water_kb`, `max_stall_ms`, `max_total_output_mb` and
 ///   `max_subscriptions_per_client` apply at once, to open connections too.
+/// - The model's limits, `max_provided_methods`, `max_pending_provided_calls`, the artwork keys
+///   and `max_state_file_mb` apply at once too: start and reload are one path (`HostCore.apply`,
+///   `HostDaemon.applyParts`). Keys only a restart applies (`socket`, `state_dir`,
+///   `[mpris] enabled` and the import's keys) are named in the reply's `restartNeeded` and logged.
 /// - `[[plugin]]` entries and the plugin directory's executables: added ones start, removed ones
 ///   get SIGTERM, and kept ones that failed (the start limit gave up on them) start again.
 ///
@@ -47,7 +51,7 @@ public final class ConfigReloader {
 
     init(host: HostDaemon) {
         self.host = host
-        config = host.options.config
+        config = host.core.config
         configSessionIDs = Set(config.sessions.map(\.id))
         path = host.options.configPath
         required = host.options.configPath != nil && host.options.configRequired
@@ -69,10 +73,14 @@ public final class ConfigReloader {
         public var changed: [String] = []
         public var pluginsStarted: [String] = []
         public var pluginsStopped: [String] = []
+        /// Keys that changed but only a restart applies (the socket path, the state directory,
+        /// MPRIS on or off and the import's settings): the old value stays until then.
+        public var restartNeeded: [String] = []
 
         public var json: JSON {
             ["reloaded": true, "sessionsAdded": .array(added.map(JSON.string)),
              "sessionsRemoved": .array(removed.map(JSON.string)), "settingsChanged": .array(changed.map(JSON.string)),
+             "restartNeeded": .array(restartNeeded.map(JSON.string)),
              "pluginsStarted": .array(pluginsStarted.map(JSON.string)),
              "pluginsStopped": .array(pluginsStopped.map(JSON.string))]
         }
@@ -141,56 +149,29 @@ public final class ConfigReloader {
         readNext()
     }
 
+    /// Applies `new` through the one path start takes too: the core's keys (`HostCore.apply`),
+    /// then the daemon's parts (`HostDaemon.applyParts`), the log level and supervised plugins.
     func apply(_ new: HostConfig, environment env: [String: String]) -> Summary {
         guard let host else { return Summary() }
         let old = config
         var s = Summary()
-        // One set each, built once: a lookup per entry, not a set per entry.
-        let newIDs = Set(new.sessions.map(\.id))
+        // One set, built once: a lookup per entry, not a set per entry.
         let oldIDs = configSessionIDs
         s.added = new.sessions.map(\.id).filter { !oldIDs.contains($0) }
-        for id in old.sessions.map(\.id) where !newIDs.contains(id) {
-            // Only while the host owns it: a session that is gone, or an app's, is not ours to close.
-            guard host.nowPlaying.model.sessions[id]?.app == NowPlayingModel.hostApp else { continue }
-            do {
-                try host.nowPlaying.perform { m, t in try m.closeSession(id, caller: .host, now: t) }
-                s.removed.append(id)
-            } catch {
-                host.logger.warning("reload: closing session \(id): \(error.message)")
-            }
-        }
-        if old.commandTimeoutMilliseconds != new.commandTimeoutMilliseconds {
-            host.nowPlaying.commandTimeoutMilliseconds = UInt64(max(new.commandTimeoutMilliseconds ?? 2000, 1))
-            s.changed.append("command_timeout_ms")
-        }
+        var changes = host.core.apply(new)
         if old.effectiveLogLevel != new.effectiveLogLevel {
             // Removed from the file: back to the default, as a restart would do.
             applyLogLevel?(new.effectiveLogLevel)
-            s.changed.append("log_level")
+            changes.changed.append("log_level")
         }
-        if old.coalesceMilliseconds != new.coalesceMilliseconds || old.placeholders != new.placeholders {
-            host.nowPlaying.publisher.configure(new.gateConfiguration)
-            if old.coalesceMilliseconds != new.coalesceMilliseconds { s.changed.append("coalesce_ms") }
-            if old.placeholders != new.placeholders { s.changed.append("placeholders") }
-        }
-        // The fairness knobs and the output budget apply to open connections at once (they read
-        // the dispatcher's limits as they go); a lower budget cuts the slowest off now.
-        for ((key, was), (_, now)) in zip(old.limitKeys, new.limitKeys) where was != now { s.changed.append(key) }
-        host.dispatcher.limits = new.rpcLimits(over: host.options.limits)
-        host.nowPlaying.publisher.subscribers.maxSubscriptions =
-            new.maxSubscriptionsPerClient ?? RPCSubscribers.defaultMaxSubscriptions
-        host.server?.enforceOutputBudget()
-        if old.arbiter != new.arbiter {
-            host.applyArbiter(pinned: host.nowPlaying.model.policy.pinned, config: new)
-            s.changed.append("arbiter")
-        }
-        if old.mpris?.export != new.mpris?.export {
-            host.mpris?.configure(export: new.mpris?.export)
-            s.changed.append("mpris.export")
+        host.applyParts(new, old: old, changes: &changes)
+        s.removed = changes.sessionsRemoved
+        s.changed = changes.changed
+        s.restartNeeded = changes.restartNeeded
+        for key in changes.restartNeeded {
+            host.logger.warning("reload: \(key) changed, but only a restart applies it; the old value stays until then")
         }
         config = new
-        // In-process plugins see the new config: the clock-sessions plugin creates added sessions.
-        host.inProcess.reload(new)
         let (started, stopped) = reloadSupervised(old: old, new: new, environment: env)
         s.pluginsStarted = started
         s.pluginsStopped = stopped
@@ -221,10 +202,11 @@ public final class ConfigReloader {
     }
 
     /// `host.reload`.
-    static func method(host: HostDaemon) -> RPCMethod {
+    /// `reloader`: the daemon's, once started.
+    static func method(reloader: @escaping () -> ConfigReloader?) -> RPCMethod {
         RPCMethod("host.reload", summary: "Re-read the configuration file, as SIGHUP does: sessions added are created, removed ones closed, settings and plugins applied. A file with an error changes nothing (configInvalid, with the line).",
-                  result: .object, resultSummary: "{reloaded, sessionsAdded, sessionsRemoved, settingsChanged, pluginsStarted, pluginsStopped}") { [weak host] _ throws(RPCError) in
-            guard let reloader = host?.reloader else { throw RPCError(.invalidState, "the host is not started") }
+                  result: .object, resultSummary: "{reloaded, sessionsAdded, sessionsRemoved, settingsChanged, restartNeeded, pluginsStarted, pluginsStopped}") { _ throws(RPCError) in
+            guard let reloader = reloader() else { throw RPCError(.invalidState, "the host is not started") }
             // The file is read off the loop: the reply comes when it has been applied.
             let promise = RPCPromise()
             reloader.reload(trigger: "host.reload") { result in

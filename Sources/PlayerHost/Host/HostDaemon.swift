@@ -9,33 +9,39 @@ import PlayerHostPlugin
 import PlayerHostRPC
 import PlayerHostServer
 
-/// The daemon: one loop, the control server, signal handling and ordered shutdown, wired
-/// together. `run()` blocks until the host has shut down and every handle is closed.
+/// The daemon: a `HostCore` on one libuv loop, and the I/O parts around it — the control server
+/// and its lock, signal handling, the MPRIS export, artwork, the state file, supervised plugins —
+/// started in order and shut down in reverse. `run()` blocks until the host has shut down and
+/// every handle is closed.
+///
+/// Configuration has one path: `init` applies the file to the empty core (`HostCore.apply`), each
+/// part takes its keys from the same config when it starts, and a reload applies the new file
+/// through the same functions (`applyParts`), naming the keys only a restart applies.
 public final class HostDaemon {
     public let loop: EventLoop
     public let options: HostOptions
     public let logger: Logger
-    public let dispatcher: RPCDispatcher
+    /// The host without I/O: service, publisher, dispatcher, provided methods, built-ins.
+    public let core: HostCore
+    public var dispatcher: RPCDispatcher { core.dispatcher }
     /// The Now Playing model, run on the loop.
-    public let nowPlaying: NowPlayingService
+    public var nowPlaying: NowPlayingService { core.nowPlaying }
     public private(set) var server: ControlServer!
     private var lock: InstanceLock?
     private var signals: [SignalWatcher] = []
-    /// Monotonic start time, for `host.stats` uptime.
-    let startedAt = EventLoop.hrtime()
     public private(set) var isShuttingDown = false
     /// How long shutdown waits for clients to take their last replies.
     public var shutdownGraceMilliseconds: UInt64 = 2000
     /// Compiled-in plugins to attach at start (playerhostd passes `BuiltinPlugins.all`).
     public var plugins: [SessionPlugin] = []
-    let inProcess = InProcessPlugins()
-    let provided: ProvidedMethods
+    var inProcess: InProcessPlugins { core.inProcess }
+    var provided: ProvidedMethods { core.provided }
     public internal(set) var supervisor: PluginSupervisor?
     /// Saved sessions (state.json) and configuration reloads (SIGHUP, `host.reload`).
     public internal(set) var state: StateStore?
     public internal(set) var reloader: ConfigReloader?
     /// Sets the log level a reload's `log_level` asks for (the logging backend belongs to the
-    /// executable; nil: a reload leaves the level alone).
+    /// executable, which sets the start's level itself; nil: a reload leaves the level alone).
     public var applyLogLevel: ((Logger.Level) -> Void)?
     /// The MPRIS2 export of the Now Playing session (see `MPRISBridge`).
     public private(set) var mpris: MPRISBridge?
@@ -48,24 +54,28 @@ public final class HostDaemon {
         self.options = options
         self.logger = logger
         do { loop = try EventLoop() } catch { throw .loop(error) }
-        dispatcher = RPCDispatcher(limits: options.config.rpcLimits(over: options.limits))
-        nowPlaying = NowPlayingService(loop: loop, logger: logger)
-        if let n = options.config.maxSubscriptionsPerClient { nowPlaying.publisher.subscribers.maxSubscriptions = n }
-        nowPlaying.setLimits(options.config.modelLimits)
-        if let ms = options.config.commandTimeoutMilliseconds { nowPlaying.commandTimeoutMilliseconds = UInt64(max(ms, 1)) }
-        nowPlaying.publisher.configure(options.config.gateConfiguration)
-        provided = ProvidedMethods(dispatcher: dispatcher, loop: loop)
-        if let n = options.config.maxProvidedMethods { provided.maxPerConnection = n }
-        if let n = options.config.maxPendingProvidedCalls { provided.maxPendingPerCaller = n }
-        inProcess.log = { [logger] message in logger.warning("\(message)") }
-        dispatcher.table.register(HostMethods.all(host: self))
-        dispatcher.table.register(HostMethods.model(nowPlaying))
-        dispatcher.table.register(provided.method)
-        dispatcher.table.register([ConfigReloader.method(host: self)])
-        dispatcher.table.register(MPRISMethods.all(host: self))
-        dispatcher.table.register(HostMethods.artwork(host: self))
-        dispatcher.table.register(HostMethods.pluginState(host: self))
-        dispatcher.table.register(HostMethods.arbiter(host: self))
+        core = HostCore(scheduler: loop, logger: logger, limits: options.limits)
+        core.registerMethods(
+            hostMethods: HostMethods.daemon(host: self),
+            otherMethods: [ConfigReloader.method { [weak self] in self?.reloader }]
+                + MPRISMethods.all(core: core) { [weak self] in self?.mpris }
+                + HostMethods.artwork(core: core) { [weak self] in self?.artwork }
+                + HostMethods.pluginState { [weak self] in self?.state })
+        core.onStateChanged = { [weak self] in self?.state?.changed() }
+        core.extraStats = { [weak self] in self?.daemonStats ?? [:] }
+        // Start is "apply the config to the empty host": the path a reload takes too.
+        core.apply(options.config)
+    }
+
+    /// `host.stats` entries of the daemon's parts.
+    private var daemonStats: [String: JSON] {
+        ["connectionsAccepted": .int(Int64(server?.totalAccepted ?? 0)),
+         "connectionsRefused": .int(Int64(server?.totalRefused ?? 0)),
+         "pid": .int(Int64(getpid())),
+         "timersArmed": .int(Int64(loop.activeHandleTypes.filter { $0 == "timer" }.count)),
+         "state": state?.statsJSON ?? .null,
+         "mpris": mpris?.statsJSON ?? ["status": "stopped"],
+         "server": server?.statsJSON ?? .null]
     }
 
     /// Takes the lock, binds the socket, says ready, and runs the loop until shutdown completes.
@@ -92,16 +102,8 @@ public final class HostDaemon {
             throw .server(error)
         }
         // Weak throughout: callbacks of handles may outlive the daemon object in tests.
-        server.onDisconnect = { [weak self] rpc in
-            guard let self else { return }
-            self.logger.debug("client \(rpc.id) (\(rpc.client.appName ?? "anonymous")) disconnected")
-            self.nowPlaying.publisher.subscribers.remove(connectionID: rpc.id)
-            self.nowPlaying.clientDisconnected(ClientID(rpc.id))
-            self.provided.connectionClosed(rpc.id)
-        }
-        provided.connection = { [weak self] id in self?.server.connection(id: id) }
-        nowPlaying.connection = { [weak self] id in self?.server.connection(id: Int(id)) }
-        nowPlaying.publisher.subscribers.connection = { [weak self] id in self?.server.connection(id: Int(id)) }
+        server.onDisconnect = { [weak core] rpc in core?.connectionClosed(rpc) }
+        core.connections = server
         startArtwork()
         do {
             for sig in [SIGTERM, SIGINT] {
@@ -122,7 +124,6 @@ public final class HostDaemon {
         reloader.applyLogLevel = applyLogLevel
         self.reloader = reloader
         StateStore.attach(to: self)  // restores saved sessions before plugins set up theirs
-        applyArbiter(pinned: nowPlaying.model.policy.pinned, config: options.config)  // [arbiter] at start
         startMPRIS()
         // Signals first: starting plugins runs the loop, and a SIGTERM then must still shut down in order.
         startPlugins()
@@ -155,8 +156,8 @@ public final class HostDaemon {
         let env = SocketLocation.currentEnvironment()
         let bridge = MPRISBridge(loop: loop, logger: logger, service: nowPlaying,
                                  address: DBusConnection.sessionBusAddress(environment: env),
-                                 enabled: options.config.mpris?.enabled ?? true)
-        bridge.configure(export: options.config.mpris?.export)
+                                 enabled: core.config.mpris?.enabled ?? true)
+        bridge.configure(export: core.config.mpris?.export)
         // D-Bus callers reach these: weak, never unowned.
         bridge.canOpen = { [weak self] in self?.provided.isProvided("mpv.open") ?? false }
         bridge.opener = { [weak self] uri in
@@ -175,15 +176,13 @@ public final class HostDaemon {
 
     /// The artwork resolver: its cache, the decoder helper and fetch helpers (started on first use).
     private func startArtwork() {
-        let config = options.config
+        let config = core.config
         let directory = ArtworkCache.defaultDirectory(environment: SocketLocation.currentEnvironment())
         do {
             let cache = try ArtworkCache(directory: directory, limitBytes: (config.artworkCacheMB ?? 64) << 20)
             let helper = ArtworkHelper(loop: loop, executable: ArtworkResolver.helperPath(), logger: logger)
             let resolver = ArtworkResolver(service: nowPlaying, cache: cache, helper: helper, logger: logger)
-            if let ms = config.artworkTimeoutMilliseconds { resolver.limits.timeoutMilliseconds = ms }
-            if let kb = config.artworkMaxKB { resolver.limits.maxBytes = kb << 10 }
-            if let mp = config.artworkMaxMegapixels { resolver.limits.maxPixels = mp * 1_000_000 }
+            resolver.limits = Self.artworkLimits(config)
             nowPlaying.publisher.add(resolver, topics: [.info, .sessions])
             artwork = resolver
         } catch {
@@ -202,11 +201,43 @@ public final class HostDaemon {
         }
         // A SIGTERM while built-ins were setting up: start nothing more.
         guard !isShuttingDown else { return }
-        let specs = Self.pluginSpecs(config: options.config, environment: SocketLocation.currentEnvironment())
+        let specs = Self.pluginSpecs(config: core.config, environment: SocketLocation.currentEnvironment())
         guard !specs.isEmpty else { return }
         let sup = PluginSupervisor(loop: loop, socketPath: options.socketPath, logger: logger)
         supervisor = sup
         for spec in specs { sup.start(spec) }
+    }
+
+    /// The artwork keys over the resolver's defaults (at start and on reload alike).
+    static func artworkLimits(_ config: HostConfig) -> ArtworkResolver.Limits {
+        var l = ArtworkResolver.Limits()
+        if let ms = config.artworkTimeoutMilliseconds { l.timeoutMilliseconds = ms }
+        if let kb = config.artworkMaxKB { l.maxBytes = kb << 10 }
+        if let mp = config.artworkMaxMegapixels { l.maxPixels = mp * 1_000_000 }
+        return l
+    }
+
+    /// A reload's keys for the daemon's own parts, after the core took its own (`HostCore.apply`):
+    /// the output budget enforced on open connections, the MPRIS export, artwork limits and
+    /// cache size, the state file's limit. Each part took the same keys from the config when it
+    /// started.
+    func applyParts(_ new: HostConfig, old: HostConfig, changes c: inout HostCore.Changes) {
+        // A lower output budget cuts the slowest off now.
+        server?.enforceOutputBudget()
+        if old.mpris?.export != new.mpris?.export {
+            mpris?.configure(export: new.mpris?.export)
+            c.changed.append("mpris.export")
+        }
+        for (key, differs) in [("artwork_timeout_ms", old.artworkTimeoutMilliseconds != new.artworkTimeoutMilliseconds),
+                               ("artwork_max_kb", old.artworkMaxKB != new.artworkMaxKB),
+                               ("artwork_max_megapixels", old.artworkMaxMegapixels != new.artworkMaxMegapixels),
+                               ("artwork_cache_mb", old.artworkCacheMB != new.artworkCacheMB),
+                               ("max_state_file_mb", old.maxStateFileMB != new.maxStateFileMB)] where differs {
+            c.changed.append(key)
+        }
+        artwork?.limits = Self.artworkLimits(new)
+        artwork?.cache.limitBytes = (new.artworkCacheMB ?? 64) << 20
+        state?.maxBytes = new.maxStateFileBytes
     }
 
     /// `plugin.list`: built-in and supervised plugins with their state.
@@ -232,7 +263,7 @@ public final class HostDaemon {
         server.closeAll(reason: "host shutting down")
         // A client that never reads would hold its flush forever: past the deadline, cut it off.
         // Unreferenced, the timer never keeps the loop alive by itself.
-        if let deadline = try? Timer(loop: loop) {
+        if let deadline = loop.makeTimer() {
             deadline.isReferenced = false
             deadline.start(after: shutdownGraceMilliseconds) { [weak self] in
                 guard let self else { return }
@@ -243,8 +274,7 @@ public final class HostDaemon {
                 deadline.close()
             }
         }
-        inProcess.detachAll()
-        nowPlaying.close()  // after this no player timer is armed again
+        core.close()  // built-ins detached; after this no player timer is armed again
         mpris?.close()
         artwork?.close()
         for s in signals { s.close() }
@@ -261,5 +291,5 @@ public final class HostDaemon {
     }
 
     /// Seconds since start.
-    public var uptime: Double { Double(EventLoop.hrtime() - startedAt) / 1e9 }
+    public var uptime: Double { core.uptime }
 }

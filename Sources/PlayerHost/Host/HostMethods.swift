@@ -4,9 +4,10 @@ import PlayerHostLoop
 import PlayerHostModel
 import PlayerHostRPC
 
-/// The `host.*` methods and `rpc.discover`.
+/// The `host.*` methods and `rpc.discover`: the core's (`core(core:)`, in every host, the embedded
+/// one too) and the daemon's (`daemon(host:)`: shutdown, doctor, the plugin list).
 enum HostMethods {
-    static func all(host: HostDaemon) -> [RPCMethod] {
+    static func core(core host: HostCore) -> [RPCMethod] {
         [
             .sync("host.hello", summary: "Introduce the client: the connection becomes an app that owns what it creates.",
                   params: [.required("name", .string, "the app's name"), .optional("version", .string),
@@ -43,31 +44,27 @@ enum HostMethods {
             .sync("host.stats", summary: "Counters: connections, requests served, events (offered, coalesced, dropped as identical, placeholders blocked), uptime; the state file (path, writes, fault); the server's queued output and clients cut off (over the global budget, over their own limit, stalled).",
                   result: .object) { [weak host] _ throws(RPCError) in
                 guard let host else { throw RPCError(.shuttingDown, "the host is shutting down") }
-                let gate = host.nowPlaying.publisher.gate.counters
-                return [
-                    "sessions": .int(Int64(host.nowPlaying.model.sessions.count)),
-                    "eventsPublished": .int(Int64(host.nowPlaying.eventsPublished)),
-                    "eventsOffered": .int(Int64(gate.offered)),
-                    "eventsSent": .int(Int64(gate.sent)),
-                    "eventsCoalesced": .int(Int64(gate.coalesced)),
-                    "eventsDroppedIdentical": .int(Int64(gate.droppedIdentical)),
-                    "placeholdersBlocked": .int(Int64(gate.placeholdersBlocked)),
-                    "connections": .int(Int64(host.server.connectionCount)),
-                    "connectionsAccepted": .int(Int64(host.server.totalAccepted)),
-                    "connectionsRefused": .int(Int64(host.server.totalRefused)),
-                    "requestsServed": .int(Int64(host.dispatcher.requestsServed)),
-                    "uptime": .double((host.uptime * 1000).rounded() / 1000),
-                    "pid": .int(Int64(getpid())),
-                    "timersArmed": .int(Int64(host.loop.activeHandleTypes.filter { $0 == "timer" }.count)),
-                    "gateTimerArmed": .bool(host.nowPlaying.publisher.isWindowTimerArmed),
-                    "state": host.state?.statsJSON ?? .null,
-                    "mpris": host.mpris?.statsJSON ?? ["status": "stopped"],
-                    "server": host.server.statsJSON,
-                ]
+                return host.statsJSON
             },
+        ]
+    }
+
+    /// `rpc.discover`, listed after the daemon's `host.*` methods.
+    static func discover(core host: HostCore) -> [RPCMethod] {
+        [
+            .sync("rpc.discover", summary: "The OpenRPC document describing every method.", result: .object) { [weak host] _ throws(RPCError) in
+                guard let host else { throw RPCError(.shuttingDown, "the host is shutting down") }
+                return OpenRPCDocument.make(table: host.dispatcher.table, title: "PlayerHost control protocol",
+                                     version: HostVersion.string)
+            },
+        ]
+    }
+
+    static func daemon(host: HostDaemon) -> [RPCMethod] {
+        [
             .sync("host.shutdown", summary: "Reply true, then shut down in order.", result: .boolean) { [weak host] _ in
                 // After this reply is written: the timer fires on the next loop iteration.
-                if let host, let t = try? Timer(loop: host.loop) {
+                if let host, let t = host.loop.makeTimer() {
                     t.start(after: 0) { [weak host] in
                         t.close()
                         host?.shutdown(reason: "host.shutdown request")
@@ -83,11 +80,6 @@ enum HostMethods {
             .sync("plugin.list", summary: "Built-in and supervised plugins: name, kind, state, pid, restarts, last exit, and stderrTail (a supervised plugin's last 20 lines / 4 KiB of stderr).",
                   result: .array) { [weak host] _ in
                 host?.pluginList ?? []
-            },
-            .sync("rpc.discover", summary: "The OpenRPC document describing every method.", result: .object) { [weak host] _ throws(RPCError) in
-                guard let host else { throw RPCError(.shuttingDown, "the host is shutting down") }
-                return OpenRPCDocument.make(table: host.dispatcher.table, title: "PlayerHost control protocol",
-                                     version: HostVersion.string)
             },
         ]
     }

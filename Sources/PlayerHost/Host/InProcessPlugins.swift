@@ -22,7 +22,7 @@ final class InProcessPlugins {
         var context: PluginContext
         var restartPolicy: RestartPolicy
         var attachedAt: UInt64 = 0
-        var restartTimer: Timer?
+        var restartTimer: HostTimer?
         var restarts = 0
         /// Lost its connection and waits for the backoff.
         var isRestarting = false
@@ -93,7 +93,7 @@ final class InProcessPlugins {
         case .restart(let delay):
             entry.isRestarting = true
             log("built-in plugin \(entry.plugin.name) lost its connection to the host; attaching it again in \(delay) ms")
-            if entry.restartTimer == nil { entry.restartTimer = try? Timer(loop: loop) }
+            if entry.restartTimer == nil { entry.restartTimer = loop.makeTimer() }
             entry.restartTimer?.start(after: delay) { [weak self, weak entry] in
                 guard let self, let entry else { return }
                 self.restart(entry)

@@ -4,7 +4,8 @@ import PlayerHostRPC
 /// `mpris.get`: the value the MPRIS export shows (the session `playerctl -p playerhost` reads),
 /// so npctl's `playerhost` is the same player as the desktop's, whatever `[mpris] export` says.
 enum MPRISMethods {
-    static func all(host: HostDaemon) -> [RPCMethod] {
+    /// `bridge`: the daemon's MPRIS export, once made.
+    static func all(core host: HostCore, bridge: @escaping () -> MPRISBridge?) -> [RPCMethod] {
         [
             .sync("mpris.get", summary: "What the MPRIS export `playerhost` shows ([mpris] export: the host's own session that is Now Playing or was most recently, or whatever is Now Playing), elapsed computed for now; null when it shows nothing. Answered without a session bus too.",
                   params: [ModelParams.language], result: .object,
@@ -12,7 +13,7 @@ enum MPRISMethods {
                 guard let host else { throw RPCError(.shuttingDown, "the host is shutting down") }
                 let lang = try call.params.optionalString("lang")
                 // Before the bridge exists (start-up): the Now Playing value, as the bridge would.
-                return host.mpris?.shownJSON(language: lang) ?? host.nowPlaying.publisher.nowPlayingJSON(language: lang)
+                return bridge()?.shownJSON(language: lang) ?? host.nowPlaying.publisher.nowPlayingJSON(language: lang)
             },
         ]
     }

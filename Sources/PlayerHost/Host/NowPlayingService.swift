@@ -4,16 +4,18 @@ import PlayerHostLoop
 import PlayerHostModel
 import PlayerHostRPC
 
-/// Runs the pure `NowPlayingModel` on the loop: every operation goes through `perform`, which
+/// Runs the pure `NowPlayingModel` on the host's scheduler (libuv's loop in the daemon, a manual
+/// clock in the embedded host): every operation goes through `perform`, which
 /// reads the injected clock, applies the model's actions (one deadline timer; `command.handle`
 /// requests to out-of-process targets, each with a timeout) and hands its events to the
 /// `Publisher`. Nothing here ticks: the timer is armed only while something plays.
 public final class NowPlayingService {
     public private(set) var model: NowPlayingModel
-    let loop: EventLoop
+    /// Where timers and now come from.
+    let scheduler: Scheduler
     let logger: Logger
-    /// The monotonic clock the model reads. Tests may replace it.
-    public var clock: () -> MonotonicInstant = { MonotonicInstant(nanoseconds: EventLoop.hrtime()) }
+    /// The monotonic clock the model reads: the scheduler's now. Tests may replace it.
+    public var clock: () -> MonotonicInstant
     /// How long an out-of-process target may take before its status is `commandFailed`.
     public var commandTimeoutMilliseconds: UInt64 = 2000
     /// Finds the connection of a client id (the server's table).
@@ -21,7 +23,7 @@ public final class NowPlayingService {
     /// The one path from the model's events to every sink (subscribers, MPRIS, …).
     public let publisher: Publisher
 
-    private var deadlineTimer: Timer?
+    private var deadlineTimer: HostTimer?
     private var armedDeadline: MonotonicInstant?
     /// When the deadline timer last fired: key moments closer together than
     /// `minimumDeadlineIntervalMilliseconds` (a short item on repeat) are handled together, from
@@ -34,11 +36,12 @@ public final class NowPlayingService {
     /// Event notifications queued to subscribers since start.
     public var eventsPublished: Int { publisher.subscribers.deliveries }
 
-    public init(loop: EventLoop, logger: Logger, model: NowPlayingModel = NowPlayingModel()) {
-        self.loop = loop
+    public init(scheduler: Scheduler, logger: Logger, model: NowPlayingModel = NowPlayingModel()) {
+        self.scheduler = scheduler
         self.logger = logger
         self.model = model
-        publisher = Publisher(loop: loop, logger: logger)
+        clock = { [scheduler] in MonotonicInstant(nanoseconds: scheduler.nowNanoseconds) }
+        publisher = Publisher(scheduler: scheduler, logger: logger)
         publisher.service = self
     }
 
@@ -100,7 +103,7 @@ public final class NowPlayingService {
             deadlineTimer?.stop()
             return
         }
-        if deadlineTimer == nil { deadlineTimer = try? Timer(loop: loop) }
+        if deadlineTimer == nil { deadlineTimer = scheduler.makeTimer() }
         let nowNS = now.nanoseconds
         let waitNS = deadline.nanoseconds > nowNS ? deadline.nanoseconds - nowNS : 0
         // Round up: firing a fraction early would not reach the deadline.
@@ -113,7 +116,7 @@ public final class NowPlayingService {
     }
 
     private func deadlineReached() {
-        // libuv's millisecond clock can fire a hair before the nanosecond deadline; the timer
+        // A millisecond timer (libuv's) can fire a hair before the nanosecond deadline; the timer
         // firing means the deadline has come.
         let t = max(now, armedDeadline ?? now)
         lastDeadlineFire = now
@@ -171,7 +174,7 @@ public final class NowPlayingService {
             apply(slice.actions)
             publish(slice.events)
             if slice.value {
-                loop.onNextTurn { [weak self] in self?.clientDisconnected(id) }
+                scheduler.onNextTurn { [weak self] in self?.clientDisconnected(id) }
                 return
             }
         }

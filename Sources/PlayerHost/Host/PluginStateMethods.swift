@@ -15,13 +15,14 @@ extension HostMethods {
     /// Apps with a kept state (the file holds them until their plugin clears them).
     static let maxPluginStates = 64
 
-    static func pluginState(host: HostDaemon) -> [RPCMethod] {
+    /// `store`: the daemon's state store (nil: none, the host is shutting down).
+    static func pluginState(store: @escaping () -> StateStore?) -> [RPCMethod] {
         [
             .sync("plugin.saveState",
                   summary: "Keep this plugin's state across restarts (by its app name; replaces what it kept; null clears). Written with the state file; given back by plugin.savedState.",
                   params: [.optional("state", .any, "any JSON value, at most 512 KiB serialized; null (or absent) clears")],
-                  result: .boolean, resultSummary: "true") { [weak host] call throws(RPCError) in
-                guard let host, let store = host.state else { throw RPCError(.shuttingDown, "the host is shutting down") }
+                  result: .boolean, resultSummary: "true") { call throws(RPCError) in
+                guard let store = store() else { throw RPCError(.shuttingDown, "the host is shutting down") }
                 let name = try appName(call)
                 let state = call.params.values["state"] ?? .null
                 if state.isNull {
@@ -41,8 +42,8 @@ extension HostMethods {
             .sync("plugin.savedState",
                   summary: "What this plugin (by its app name) kept with plugin.saveState, as loaded at the host's start or saved since.",
                   result: .object, resultSummary: "{state (null if none), savedAt (wall-clock seconds the file was written, or null)}") {
-                [weak host] call throws(RPCError) in
-                guard let host, let store = host.state else { throw RPCError(.shuttingDown, "the host is shutting down") }
+                call throws(RPCError) in
+                guard let store = store() else { throw RPCError(.shuttingDown, "the host is shutting down") }
                 let name = try appName(call)
                 return ["state": store.pluginStates[name] ?? .null, "savedAt": store.loadedSavedAt.map(JSON.double) ?? .null]
             },

@@ -33,7 +33,7 @@ public final class PluginSupervisor {
         var startedAt: UInt64 = 0
         var lastExit: ChildProcess.Exit?
         var lastError: String?
-        var timer: Timer?
+        var timer: HostTimer?
         /// The last lines of the current (or last) run's stderr, for `plugin.list` and `doctor`.
         var stderrTail = OutputTail()
         /// A process that exited while its stderr pipe still held output: kept open until the
@@ -205,7 +205,7 @@ public final class PluginSupervisor {
             return
         }
         e.state = .backoff
-        if e.timer == nil { e.timer = try? Timer(loop: loop) }
+        if e.timer == nil { e.timer = loop.makeTimer() }
         e.timer?.start(after: delay) { [weak self, weak e] in
             guard let self, let e else { return }
             e.restarts += 1
@@ -230,7 +230,7 @@ public final class PluginSupervisor {
                 e.state = .stopped
             }
         }
-        guard !running.isEmpty, let killer = try? Timer(loop: loop) else { return }
+        guard !running.isEmpty, let killer = loop.makeTimer() else { return }
         killer.isReferenced = false  // never keeps the loop alive by itself
         killer.start(after: grace) {
             for p in running where p.exit == nil { try? p.kill(SIGKILL) }

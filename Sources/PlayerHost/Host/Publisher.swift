@@ -8,10 +8,10 @@ import PlayerHostModel
 /// order; the Now Playing value goes through the `NowPlayingGate` first (coalesced, deduplicated,
 /// placeholder-guarded). Nothing else publishes.
 ///
-/// One libuv timer closes the gate's window; it is armed only while a value waits, so an idle
+/// One timer (the scheduler's) closes the gate's window; it is armed only while a value waits, so an idle
 /// host has no timer and no wake-ups.
 public final class Publisher: NowPlayingReading {
-    let loop: EventLoop
+    let scheduler: Scheduler
     let logger: Logger
     /// The service whose model is published (weak: the service owns the publisher).
     weak var service: NowPlayingService?
@@ -21,11 +21,11 @@ public final class Publisher: NowPlayingReading {
     public private(set) var gate: NowPlayingGate
 
     private var sinks: [EventTopic: [EventSink]] = [:]
-    private var timer: Timer?
+    private var timer: HostTimer?
     /// Whether the gate's window timer is armed (a value waits): `host.stats.gateTimerArmed`.
     public var isWindowTimerArmed: Bool { timer?.isActive ?? false }
     /// Writes the subscribers' queued events on the next loop turn; armed only while some wait.
-    private var flushTimer: Timer?
+    private var flushTimer: HostTimer?
     private var isClosed = false
     /// Work that arrived while a publication was under way (a subscriber cut off mid-delivery
     /// disconnects, which publishes again): done after, in order.
@@ -38,9 +38,9 @@ public final class Publisher: NowPlayingReading {
         case event(PublishedEvent)
     }
 
-    public init(loop: EventLoop, logger: Logger, configuration: NowPlayingGate.Configuration = .init(),
+    public init(scheduler: Scheduler, logger: Logger, configuration: NowPlayingGate.Configuration = .init(),
                 maxSubscriptions: Int = RPCSubscribers.defaultMaxSubscriptions) {
-        self.loop = loop
+        self.scheduler = scheduler
         self.logger = logger
         gate = NowPlayingGate(configuration)
         subscribers = RPCSubscribers(maxSubscriptions: maxSubscriptions)
@@ -99,7 +99,7 @@ public final class Publisher: NowPlayingReading {
     /// the requests read in this turn produced (redis writes its clients once per turn too).
     private func scheduleFlush() {
         guard !isClosed, !(flushTimer?.isActive ?? false) else { return }
-        if flushTimer == nil { flushTimer = try? Timer(loop: loop) }
+        if flushTimer == nil { flushTimer = scheduler.makeTimer() }
         guard let flushTimer else { return subscribers.flush() }
         flushTimer.start(after: 0) { [weak self] in self?.subscribers.flush() }
     }
@@ -143,7 +143,7 @@ public final class Publisher: NowPlayingReading {
 
     private func arm(_ deadline: MonotonicInstant) {
         guard !isClosed, let service else { return }
-        if timer == nil { timer = try? Timer(loop: loop) }
+        if timer == nil { timer = scheduler.makeTimer() }
         let nowNS = service.now.nanoseconds
         let waitNS = deadline.nanoseconds > nowNS ? deadline.nanoseconds - nowNS : 0
         // Round up: firing a fraction early would find the window still open.

@@ -47,7 +47,7 @@ public final class StateStore {
 
     let loop: EventLoop
     let logger: Logger
-    private var timer: Timer?
+    private var timer: HostTimer?
     /// A write is on the thread pool; `changed()` meanwhile sets `writeAgain`.
     public private(set) var isWriting = false
     private var writeAgain = false
@@ -156,10 +156,11 @@ public final class StateStore {
             return
         }
         if timer == nil {
-            do { timer = try Timer(loop: loop) } catch {
-                fault = "cannot arm the write timer: \(error)"
+            guard let t = loop.makeTimer() else {
+                fault = "cannot arm the write timer: the loop is closing"
                 return
             }
+            timer = t
         }
         guard let timer, !timer.isActive else { return }
         timer.start(after: delayMilliseconds) { [weak self] in self?.writeNow() }
@@ -319,9 +320,9 @@ public final class StateStore {
     /// config still lists them), then writes after every published change.
     static func attach(to host: HostDaemon) {
         let env = SocketLocation.currentEnvironment()
-        let dir = defaultDirectory(explicit: host.options.stateDirectory ?? host.options.config.stateDirectory, environment: env)
+        let dir = defaultDirectory(explicit: host.options.stateDirectory ?? host.core.config.stateDirectory, environment: env)
         let store = StateStore(loop: host.loop, directory: dir, logger: host.logger)
-        store.maxBytes = host.options.config.maxStateFileBytes
+        store.maxBytes = host.core.config.maxStateFileBytes
         host.state = store
         let configIDs = { [weak host] in host?.reloader?.configSessionIDs ?? [] }
         if let saved = store.load() {
@@ -331,7 +332,7 @@ public final class StateStore {
                     saved.restore(into: &m, now: t) { $0.origin != .config || listed.contains($0.id) }
                 }
                 for f in failures { host.logger.warning("restoring session \(f.session): \(f.message)") }
-                if let p = saved.pinned { host.applyArbiter(pinned: p, config: host.options.config) }
+                if let p = saved.pinned { host.core.applyArbiter(pinned: p, config: host.core.config) }
                 host.logger.info("restored \(host.nowPlaying.model.sessions.count) session(s) from \(store.path)")
             } catch {
                 host.logger.error("restoring from \(store.path): \(error.message)")
