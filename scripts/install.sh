@@ -141,12 +141,14 @@ for tool in npctl playerhostd; do
 done
 
 # 4. Man pages: the plugin's, else one page per tool from its --help.
-if [ -n "$man_dir" ]; then
-  for page in "$man_dir"/playerhostd/*.1 "$man_dir"/npctl/*.1; do
-    [ -f "$page" ] && put 0644 "$page" "$prefix/share/man/man1/$(basename -- "$page")"
-  done
-else
-  for tool in playerhostd npctl; do
+# (playerhostd reads its options itself, without swift-argument-parser: its page is always
+# made from --help.)
+for tool in playerhostd npctl; do
+  pages=""
+  [ -n "$man_dir" ] && pages=$(ls "$man_dir/$tool"/*.1 2>/dev/null || true)
+  if [ -n "$pages" ]; then
+    for page in $pages; do put 0644 "$page" "$prefix/share/man/man1/$(basename -- "$page")"; done
+  else
     {
       echo ".TH $(echo "$tool" | tr '[:lower:]' '[:upper:]') 1 \"\" \"$tool $("$prefix/bin/$tool" --version)\" \"User Commands\""
       echo ".SH NAME"
@@ -157,8 +159,8 @@ else
       echo ".fi"
     } > "$work/$tool.1"
     put 0644 "$work/$tool.1" "$prefix/share/man/man1/$tool.1"
-  done
-fi
+  fi
+done
 
 # 5. The manifest, written last: it lists itself and every directory the install created.
 make_dir "$(dirname -- "$manifest")"

@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 @testable import PlayerHost
 
@@ -52,5 +53,33 @@ import Testing
             #expect(message.contains(says), "\(args): \(message)")
             #expect(!message.contains("\n"))
         }
+    }
+
+    @Test func completionScriptsForTheThreeShells() throws {
+        guard case .print(let bash) = parse("--generate-completion-script", "bash"),
+              case .print(let zsh) = parse("--generate-completion-script=zsh"),
+              case .print(let fish) = parse("--generate-completion-script", "fish") else {
+            Issue.record("no scripts")
+            return
+        }
+        #expect(bash.contains("complete -F _playerhostd playerhostd") && bash.contains("--check-config"))
+        #expect(zsh.hasPrefix("#compdef playerhostd") && zsh.contains("'--config=[") && zsh.contains(":_files'"))
+        #expect(fish.contains("complete -c playerhostd -l config -r -F"))
+        #expect(!bash.contains("ready-fd") && !zsh.contains("ready-fd") && !fish.contains("ready-fd"))
+        #expect(parse("--generate-completion-script", "tcsh") == .usageError("'--generate-completion-script' takes bash, zsh or fish, not 'tcsh'"))
+        // The bash script is valid bash and completes option names and log levels.
+        let dir = DaemonHarness.makeTempDirectory()
+        defer { _ = try? runShell("rm -rf '\(dir)'") }
+        let script = dir + "/c.bash"
+        _ = bash.withCString { p in
+            let f = fopen(script, "w")
+            defer { if let f { fclose(f) } }
+            return f.map { fputs(p, $0) } ?? -1
+        }
+        let r = try runShell("""
+            bash -c '. \(script); COMP_WORDS=(playerhostd --log-level w); COMP_CWORD=2; _playerhostd; echo "${COMPREPLY[*]}"; \
+            COMP_WORDS=(playerhostd --print); COMP_CWORD=1; _playerhostd; echo "${COMPREPLY[*]}"'
+            """)
+        #expect(r.output == "warning\n--print-config\n", "\(r.output)")
     }
 }

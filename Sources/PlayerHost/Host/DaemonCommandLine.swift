@@ -59,6 +59,7 @@ public struct DaemonCommandLine: Equatable {
         Option("max-line-bytes", "max-line-bytes", "Longest accepted request line, in bytes. (default: \(RPCLimits().maxLineBytes))"),
         Option("max-output-bytes", "max-output-bytes", "Most reply bytes queued for a client that does not read, before it is disconnected. (default: \(RPCLimits().maxOutputBytes))"),
         Option("ready-fd", "ready-fd", "Descriptor to signal readiness on (used by --daemon).", hidden: true),
+        Option("generate-completion-script", "shell", "Print a completion script for bash, zsh or fish (scripts/install.sh installs them)."),
         Option("version", nil, "Show the version."),
         Option("help", nil, "Show help information."),
     ]
@@ -117,6 +118,11 @@ public struct DaemonCommandLine: Equatable {
             func integer<I: FixedWidthInteger>(_ type: I.Type) -> I? { value.flatMap { I($0) } }
             switch name {
             case "help": return .print(help)
+            case "generate-completion-script":
+                guard let script = completionScript(shell: value ?? "") else {
+                    return .usageError("'--generate-completion-script' takes bash, zsh or fish, not '\(value ?? "")'")
+                }
+                return .print(script)
             case "version": return .print(version + "\n")
             case "socket": c.socket = value
             case "daemon": c.daemon = true
@@ -143,5 +149,72 @@ public struct DaemonCommandLine: Equatable {
             return .usageError("--max-connections must be > 0 and --max-line-bytes >= 1024")
         }
         return .run(c)
+    }
+
+    /// Options whose value is a path, completed with file names.
+    private static let pathOptions: Set<String> = ["socket", "config", "state-dir", "check-config"]
+
+    /// A completion script for `shell` (bash, zsh or fish), nil for another shell.
+    public static func completionScript(shell: String) -> String? {
+        let shown = options.filter { !$0.hidden }
+        switch shell {
+        case "bash":
+            let words = shown.map { "--" + $0.name }.joined(separator: " ")
+            return """
+                _playerhostd() {
+                    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+                    case "$prev" in
+                        --socket|--config|--state-dir|--check-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                        --log-level) COMPREPLY=($(compgen -W "\(logLevels.joined(separator: " "))" -- "$cur")); return ;;
+                        --generate-completion-script) COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")); return ;;
+                        --max-connections|--max-line-bytes|--max-output-bytes) return ;;
+                    esac
+                    COMPREPLY=($(compgen -W "\(words)" -- "$cur"))
+                }
+                complete -F _playerhostd playerhostd
+
+                """
+        case "zsh":
+            var lines = ["#compdef playerhostd", "_arguments \\"]
+            for o in shown {
+                let help = o.help.replacingColonsAndBrackets()
+                if let v = o.value {
+                    let action = pathOptions.contains(o.name) ? "_files"
+                        : o.name == "log-level" ? "(\(logLevels.joined(separator: " ")))"
+                        : o.name == "generate-completion-script" ? "(bash zsh fish)" : " "
+                    lines.append("  '--\(o.name)=[\(help)]:\(v):\(action)' \\")
+                } else {
+                    lines.append("  '--\(o.name)[\(help)]' \\")
+                }
+            }
+            lines[lines.count - 1].removeLast(2)
+            return lines.joined(separator: "\n") + "\n"
+        case "fish":
+            var lines: [String] = []
+            for o in shown {
+                var line = "complete -c playerhostd -l \(o.name)"
+                if o.value != nil { line += pathOptions.contains(o.name) ? " -r -F" : " -x" }
+                if o.name == "log-level" { line += " -a '\(logLevels.joined(separator: " "))'" }
+                if o.name == "generate-completion-script" { line += " -a 'bash zsh fish'" }
+                line += " -d '\(o.help.replacingAll("'", with: "\\'"))'"
+                lines.append(line)
+            }
+            return lines.joined(separator: "\n") + "\n"
+        default:
+            return nil
+        }
+    }
+}
+
+extension String {
+    fileprivate func replacingAll(_ a: Character, with b: String) -> String {
+        var out = ""
+        for c in self { if c == a { out += b } else { out.append(c) } }
+        return out
+    }
+
+    /// For a zsh `_arguments` description: `:` and `[]` end fields there.
+    fileprivate func replacingColonsAndBrackets() -> String {
+        String(map { $0 == ":" ? ";" : $0 == "[" ? "(" : $0 == "]" ? ")" : $0 == "'" ? "\u{2019}" : $0 })
     }
 }
