@@ -104,7 +104,7 @@ public final class ConfigReloader {
         let batch = waiting
         waiting = []
         isReading = true
-        let env = SocketLocation.currentEnvironment()
+        let env = host.options.effectiveEnvironment
         let file = path ?? HostConfig.defaultPath(environment: env)
         let required = required
         let read: @Sendable () -> Read = {

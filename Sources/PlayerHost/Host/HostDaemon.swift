@@ -153,7 +153,7 @@ public final class HostDaemon {
     }
 
     private func startMPRIS() {
-        let env = SocketLocation.currentEnvironment()
+        let env = options.effectiveEnvironment
         let bridge = MPRISBridge(loop: loop, logger: logger, service: nowPlaying,
                                  address: DBusConnection.sessionBusAddress(environment: env),
                                  enabled: core.config.mpris?.enabled ?? true)
@@ -177,7 +177,7 @@ public final class HostDaemon {
     /// The artwork resolver: its cache, the decoder helper and fetch helpers (started on first use).
     private func startArtwork() {
         let config = core.config
-        let directory = ArtworkCache.defaultDirectory(environment: SocketLocation.currentEnvironment())
+        let directory = ArtworkCache.defaultDirectory(environment: options.effectiveEnvironment)
         do {
             let cache = try ArtworkCache(directory: directory, limitBytes: (config.artworkCacheMB ?? 64) << 20)
             let helper = ArtworkHelper(loop: loop, executable: ArtworkResolver.helperPath(), logger: logger)
@@ -201,7 +201,7 @@ public final class HostDaemon {
         }
         // A SIGTERM while built-ins were setting up: start nothing more.
         guard !isShuttingDown else { return }
-        let specs = Self.pluginSpecs(config: core.config, environment: SocketLocation.currentEnvironment())
+        let specs = Self.pluginSpecs(config: core.config, environment: options.effectiveEnvironment)
         guard !specs.isEmpty else { return }
         let sup = PluginSupervisor(loop: loop, socketPath: options.socketPath, logger: logger)
         supervisor = sup
