@@ -322,7 +322,7 @@ public final class StateStore {
         let env = host.options.effectiveEnvironment
         let dir = defaultDirectory(explicit: host.options.stateDirectory ?? host.core.config.stateDirectory, environment: env)
         let store = StateStore(loop: host.loop, directory: dir, logger: host.logger)
-        store.maxBytes = host.core.config.maxStateFileBytes
+        host.applyAtStart(store)
         host.state = store
         let configIDs = { [weak host] in host?.reloader?.configSessionIDs ?? [] }
         if let saved = store.load() {
