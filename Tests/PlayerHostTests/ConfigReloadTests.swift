@@ -23,6 +23,8 @@ import Testing
             options.configRequired = configPath != nil
             // Never the user's state: a saved session there would be restored into the test.
             options.stateDirectory = dir + "/state"
+            // Nor the user's config directory (a reload reads the plugin directory there).
+            options.environment = ["HOME": dir, "XDG_CONFIG_HOME": dir + "/config"]
             host = try HostDaemon(options: options, logger: .init(label: "test"))
             reloader = ConfigReloader(host: host)
         }

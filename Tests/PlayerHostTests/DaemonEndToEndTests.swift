@@ -173,8 +173,13 @@ import Testing
         // would start the artwork helper and its timer, and the shutdown would overwrite it.
         options.stateDirectory = dir + "/state"
         options.configPath = dir + "/none.toml"
+        // Nor the user's cache (the artwork cache was made under ~/.cache), plugin directory
+        // (its executables were started) or session bus: the daemon's places come from here.
+        options.environment = ["HOME": dir, "XDG_CONFIG_HOME": dir + "/config", "XDG_CACHE_HOME": dir + "/cache",
+                               "XDG_STATE_HOME": dir + "/state", "PATH": "/usr/bin:/bin"]
         let host = try HostDaemon(options: options, logger: .init(label: "test"))
         try host.start()
+        #expect(access(dir + "/cache/playerhost/artwork", F_OK) == 0, "the artwork cache is the test's own")
         // Active handles when idle: the listening socket, the lock file's watcher (inotify) and
         // three signal watchers, no timer.
         #expect(host.loop.activeHandleTypes == ["pipe", "poll", "signal", "signal", "signal"])

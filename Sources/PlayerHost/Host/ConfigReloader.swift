@@ -22,7 +22,7 @@ import PlayerHostRPC
 /// - The model's limits, `max_provided_methods`, `max_pending_provided_calls`, the artwork keys
 ///   and `max_state_file_mb` apply at once too: start and reload are one path (`HostCore.apply`,
 ///   `HostDaemon.applyParts`). Keys only a restart applies (`socket`, `state_dir`,
-///   `[mpris] enabled` and the import's keys) are named in the reply's `restartNeeded` and logged.
+///   `[mpris]` enabled, import, interrupt_imported, ignore) are named in the reply's `restartNeeded` and logged.
 /// - `[[plugin]]` entries and the plugin directory's executables: added ones start, removed ones
 ///   get SIGTERM, and kept ones that failed (the start limit gave up on them) start again.
 ///
@@ -104,7 +104,7 @@ public final class ConfigReloader {
         let batch = waiting
         waiting = []
         isReading = true
-        let env = SocketLocation.currentEnvironment()
+        let env = host.options.effectiveEnvironment
         let file = path ?? HostConfig.defaultPath(environment: env)
         let required = required
         let read: @Sendable () -> Read = {

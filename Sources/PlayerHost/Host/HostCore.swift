@@ -112,7 +112,7 @@ public final class HostCore {
         ("socket", { $0.socket != $1.socket }),
         ("state_dir", { $0.stateDirectory != $1.stateDirectory }),
         ("mpris.enabled", { $0.mpris?.enabled != $1.mpris?.enabled }),
-        ("mpris.import_players", { $0.mpris?.importPlayers != $1.mpris?.importPlayers }),
+        ("mpris.import", { $0.mpris?.importPlayers != $1.mpris?.importPlayers }),
         ("mpris.interrupt_imported", { $0.mpris?.interruptImported != $1.mpris?.interruptImported }),
         ("mpris.ignore", { $0.mpris?.ignore != $1.mpris?.ignore }),
     ]

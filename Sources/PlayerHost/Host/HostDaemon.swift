@@ -69,13 +69,15 @@ public final class HostDaemon {
 
     /// `host.stats` entries of the daemon's parts.
     private var daemonStats: [String: JSON] {
-        ["connectionsAccepted": .int(Int64(server?.totalAccepted ?? 0)),
-         "connectionsRefused": .int(Int64(server?.totalRefused ?? 0)),
-         "pid": .int(Int64(getpid())),
-         "timersArmed": .int(Int64(loop.activeHandleTypes.filter { $0 == "timer" }.count)),
-         "state": state?.statsJSON ?? .null,
-         "mpris": mpris?.statsJSON ?? ["status": "stopped"],
-         "server": server?.statsJSON ?? .null]
+        // What a part not (yet) running shows, under what the running ones report.
+        var o: [String: JSON] = ["connectionsAccepted": 0, "connectionsRefused": 0, "server": .null,
+                                 "state": .null, "mpris": ["status": "stopped"],
+                                 "pid": .int(Int64(getpid())),
+                                 "timersArmed": .int(Int64(loop.activeHandleTypes.filter { $0 == "timer" }.count))]
+        for component in components {
+            for (k, v) in component.stats { o[k] = v }
+        }
+        return o
     }
 
     /// Takes the lock, binds the socket, says ready, and runs the loop until shutdown completes.
@@ -153,11 +155,11 @@ public final class HostDaemon {
     }
 
     private func startMPRIS() {
-        let env = SocketLocation.currentEnvironment()
+        let env = options.effectiveEnvironment
         let bridge = MPRISBridge(loop: loop, logger: logger, service: nowPlaying,
                                  address: DBusConnection.sessionBusAddress(environment: env),
                                  enabled: core.config.mpris?.enabled ?? true)
-        bridge.configure(export: core.config.mpris?.export)
+        applyAtStart(bridge)
         // D-Bus callers reach these: weak, never unowned.
         bridge.canOpen = { [weak self] in self?.provided.isProvided("mpv.open") ?? false }
         bridge.opener = { [weak self] uri in
@@ -177,12 +179,12 @@ public final class HostDaemon {
     /// The artwork resolver: its cache, the decoder helper and fetch helpers (started on first use).
     private func startArtwork() {
         let config = core.config
-        let directory = ArtworkCache.defaultDirectory(environment: SocketLocation.currentEnvironment())
+        let directory = ArtworkCache.defaultDirectory(environment: options.effectiveEnvironment)
         do {
             let cache = try ArtworkCache(directory: directory, limitBytes: (config.artworkCacheMB ?? 64) << 20)
             let helper = ArtworkHelper(loop: loop, executable: ArtworkResolver.helperPath(), logger: logger)
             let resolver = ArtworkResolver(service: nowPlaying, cache: cache, helper: helper, logger: logger)
-            resolver.limits = Self.artworkLimits(config)
+            applyAtStart(resolver)
             nowPlaying.publisher.add(resolver, topics: [.info, .sessions])
             artwork = resolver
         } catch {
@@ -201,7 +203,7 @@ public final class HostDaemon {
         }
         // A SIGTERM while built-ins were setting up: start nothing more.
         guard !isShuttingDown else { return }
-        let specs = Self.pluginSpecs(config: core.config, environment: SocketLocation.currentEnvironment())
+        let specs = Self.pluginSpecs(config: core.config, environment: options.effectiveEnvironment)
         guard !specs.isEmpty else { return }
         let sup = PluginSupervisor(loop: loop, socketPath: options.socketPath, logger: logger)
         supervisor = sup
@@ -217,27 +219,27 @@ public final class HostDaemon {
         return l
     }
 
+    /// The daemon's I/O parts that take config keys and report stats, in start order.
+    var components: [HostComponent] {
+        var c: [HostComponent] = []
+        if let server { c.append(server) }
+        if let artwork { c.append(artwork) }
+        if let state { c.append(state) }
+        if let mpris { c.append(mpris) }
+        return c
+    }
+
+    /// A part starting takes its keys as a reload would, from the empty configuration: start
+    /// is "apply the config to an empty host", for the parts as for the core.
+    func applyAtStart(_ component: HostComponent) {
+        var changes = HostCore.Changes()
+        component.apply(core.config, old: HostConfig(), changes: &changes)
+    }
+
     /// A reload's keys for the daemon's own parts, after the core took its own (`HostCore.apply`):
-    /// the output budget enforced on open connections, the MPRIS export, artwork limits and
-    /// cache size, the state file's limit. Each part took the same keys from the config when it
-    /// started.
+    /// each part's `apply`, in start order. Each part took the same keys when it started.
     func applyParts(_ new: HostConfig, old: HostConfig, changes c: inout HostCore.Changes) {
-        // A lower output budget cuts the slowest off now.
-        server?.enforceOutputBudget()
-        if old.mpris?.export != new.mpris?.export {
-            mpris?.configure(export: new.mpris?.export)
-            c.changed.append("mpris.export")
-        }
-        for (key, differs) in [("artwork_timeout_ms", old.artworkTimeoutMilliseconds != new.artworkTimeoutMilliseconds),
-                               ("artwork_max_kb", old.artworkMaxKB != new.artworkMaxKB),
-                               ("artwork_max_megapixels", old.artworkMaxMegapixels != new.artworkMaxMegapixels),
-                               ("artwork_cache_mb", old.artworkCacheMB != new.artworkCacheMB),
-                               ("max_state_file_mb", old.maxStateFileMB != new.maxStateFileMB)] where differs {
-            c.changed.append(key)
-        }
-        artwork?.limits = Self.artworkLimits(new)
-        artwork?.cache.limitBytes = (new.artworkCacheMB ?? 64) << 20
-        state?.maxBytes = new.maxStateFileBytes
+        for component in components { component.apply(new, old: old, changes: &c) }
     }
 
     /// `plugin.list`: built-in and supervised plugins with their state.

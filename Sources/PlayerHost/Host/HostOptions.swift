@@ -1,3 +1,4 @@
+import PlayerHostClient
 import PlayerHostConfig
 import PlayerHostRPC
 
@@ -20,6 +21,14 @@ public struct HostOptions: Sendable {
     public var configRequired = false
     /// Where state.json lives (`--state-dir`; nil: config `state_dir`, else the XDG default).
     public var stateDirectory: String?
+    /// The environment the daemon finds its places in (`HOME`, the XDG directories: the config
+    /// file to reload, the plugin directory, the artwork cache, the state directory; the session
+    /// bus). nil: the process's own. An in-process test daemon gives its temporary directory
+    /// here, so it never reads or writes the user's config, cache or state.
+    public var environment: [String: String]?
+
+    /// The environment in effect (`environment`, else the process's).
+    public var effectiveEnvironment: [String: String] { environment ?? SocketLocation.currentEnvironment() }
 
     public init(socketPath: String, socketIsDefault: Bool) {
         self.socketPath = socketPath

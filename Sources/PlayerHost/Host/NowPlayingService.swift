@@ -45,6 +45,12 @@ public final class NowPlayingService {
         publisher.service = self
     }
 
+    /// The same, with the scheduler under the name the daemon's loop had here (tests written
+    /// before the scheduler pass `loop:`).
+    public convenience init(loop: Scheduler, logger: Logger, model: NowPlayingModel = NowPlayingModel()) {
+        self.init(scheduler: loop, logger: logger, model: model)
+    }
+
     public var now: MonotonicInstant { clock() }
 
     /// What one client may claim in the model (from the config file).
