@@ -22,7 +22,7 @@ final class MPVController {
     private(set) var machine: MPVSessionMachine
     private var process: ChildProcess?
     private var connection: MPVConnection?
-    private var timers: [MPVSessionMachine.TimerID: HostTimer] = [:]
+    private let timers: MachineTimers<MPVSessionMachine.TimerID>
     /// Reply closures of host requests, by the machine's token.
     private var replies: [MPVSessionMachine.Token: (MPVSessionMachine.Answer) -> Void] = [:]
     private var nextToken = 1
@@ -38,6 +38,8 @@ final class MPVController {
         self.options = options
         self.socketPath = socketPath
         machine = MPVSessionMachine(session: session, restartPolicy: options.restartPolicy, answerTimeoutMS: options.answerTimeoutMS)
+        timers = MachineTimers(scheduler: loop)
+        timers.onFire = { [weak self] id in self?.feed(.timer(id)) }
     }
 
     var state: MPVState { machine.state }
@@ -187,11 +189,8 @@ final class MPVController {
             guard let tag else { return c.command(command) }
             c.command(command) { [weak self] result in self?.feed(.reply(tag, result)) }
         case .report(let params): report(params) {}
-        case .arm(let id, let ms):
-            if timers[id] == nil { timers[id] = scheduler.makeTimer() }
-            timers[id]?.start(after: ms) { [weak self] in self?.feed(.timer(id)) }
-        case .cancel(let id):
-            timers.removeValue(forKey: id)?.close()
+        case .arm(let id, let ms): timers.arm(id, afterMS: ms)
+        case .cancel(let id): timers.cancel(id)
         case .answer(let token, let answer):
             replies.removeValue(forKey: token)?(answer)
         case .log(let line): log(line)
