@@ -87,11 +87,11 @@ final class ImportedPlayer {
         defer { handling = false }
         while !queue.isEmpty {
             let next = queue.removeFirst()
-            for action in machine.handle(next, now: now()) { perform(action) }
+            for action in machine.handle(next, now: now()) { carryOut(action) }
         }
     }
 
-    private func perform(_ action: ImportedPlayerMachine.Action) {
+    private func carryOut(_ action: ImportedPlayerMachine.Action) {
         switch action {
         case .call(let tag, let call): send(call, tag: tag)
         case .openApp(let identity, let desktopEntry):

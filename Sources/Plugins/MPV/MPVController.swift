@@ -42,8 +42,6 @@ final class MPVController {
         timers.onFire = { [weak self] id in self?.feed(.timer(id)) }
     }
 
-    var state: MPVState { machine.state }
-
     /// Set when the plugin detaches: the socket directory is removed once mpv has exited.
     var removesDirectoryOnExit: Bool {
         get { machine.removesDirectoryOnExit }
@@ -166,11 +164,11 @@ final class MPVController {
         defer { handling = false }
         while !queue.isEmpty {
             let next = queue.removeFirst()
-            for action in machine.handle(next, now: scheduler.nowNanoseconds) { perform(action) }
+            for action in machine.handle(next, now: scheduler.nowNanoseconds) { carryOut(action) }
         }
     }
 
-    private func perform(_ action: MPVSessionMachine.Action) {
+    private func carryOut(_ action: MPVSessionMachine.Action) {
         switch action {
         case .spawn: spawn()
         case .connect: connect()

@@ -4,7 +4,7 @@ import PlayerHost
 ///
 /// Observed property changes and playback restarts schedule a report on the next loop turn (what
 /// mpv said in one read makes one report). A report reads what moves — `time-pos`, `pause`,
-/// `speed`, `playlist-pos`, `volume`, `mute` — with `get_property` at that moment, so it is
+/// `speed`, `playlist-pos`, `volume`, `mute`, `idle-active` — with `get_property` at that moment, so it is
 /// consistent with mpv even when a property-change event is still on its way. Reports are held
 /// while a file opens or a seek lands (its tags and position are not known yet), at most
 /// `maxHoldNS`. Nothing else is decided here: the model ignores a report that agrees with what it
@@ -14,8 +14,11 @@ extension MPVSessionMachine {
     /// Past this, a hold is over whatever mpv says, so a lost event cannot silence the session.
     static let maxHoldNS: UInt64 = 2_000_000_000
     /// What a report reads besides `time-pos` (volume and mute too: a `changeVolume` answers
-    /// with this report, and mpv may send the property change after its reply to `set_property`).
-    static let moving = ["pause", "speed", "playlist-pos", "volume", "mute"]
+    /// with this report, and mpv may send the property change after its reply to `set_property`;
+    /// `idle-active` too: mpv sends its `idle` event, which answers a seek past the end of the
+    /// queue, before the property change, and a report from the mirror then missed that the
+    /// queue had ended — the answer showed the position before the seek, 3 runs in 10).
+    static let moving = ["pause", "speed", "playlist-pos", "volume", "mute", "idle-active"]
 
     var isHolding: Bool {
         (loadingFile || seeking || restoreStage != nil) && (now < holdSince ? 0 : now - holdSince) < Self.maxHoldNS

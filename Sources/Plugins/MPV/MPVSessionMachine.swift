@@ -78,6 +78,9 @@ struct MPVSessionMachine {
     }
 
     // MARK: - State
+    // (Internal, not private: the machine spans a few files, and its tests read where it stands.
+    // The driver reads `phase`, `restarts` and `state` and sets `removesDirectoryOnExit`; the rest
+    // only the machine's own methods write.)
 
     let session: String
     /// How long a command may wait for its answer (for the log of a hung mpv).
@@ -102,10 +105,10 @@ struct MPVSessionMachine {
     var nextTag = 1
     var batches: [Int: Batch] = [:]
     var edits: [Int: (token: Token, edit: Edit, count: Int)] = [:]
+    /// Ids of batches, edits and restart waiters.
     var nextRound = 1
     /// Waiters for mpv's next `playback-restart`, by id (in order).
     var restartWaiters: [Int: RestartWaiter] = [:]
-    var nextWaiter = 1
     /// A file is opening: between `start-file` and `playback-restart` its tags are not known yet.
     var loadingFile = false
     /// A seek was sent and has not landed: `time-pos` would still say where it was.
