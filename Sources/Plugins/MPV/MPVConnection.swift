@@ -10,15 +10,17 @@ struct MPVError: Error, CustomStringConvertible, Equatable {
 
 /// A client of mpv's JSON IPC (`--input-ipc-server`) over one Unix socket, through the loop.
 ///
-/// Every command carries a `request_id` and its reply is matched by it: mpv answers one client's
-/// commands in order, but events and property changes interleave with the replies, so order
-/// alone cannot pair them. Events (`{"event": …}`, observed property changes included) go to
-/// `onEvent` in the order mpv sent them.
+/// Every command carries a `request_id` and its reply is matched by it (the shared
+/// `PendingRequests`): mpv answers one client's commands in order, but events and property
+/// changes interleave with the replies, so order alone cannot pair them. Events (`{"event": …}`,
+/// observed property changes included) go to `onEvent` in the order mpv sent them.
 ///
 /// mpv answers a command at once (loading and seeking happen after the answer), so a command
 /// left unanswered for `answerTimeoutMS` means mpv is hung (stopped, wedged): the connection then
-/// closes, failing what waited, and tells `onHung` — a hung mpv never holds its callers longer.
-/// The watchdog timer runs only while a command waits: nothing ticks when mpv is idle.
+/// closes and tells `onHung` — a hung mpv never holds its callers longer. Replies come only for
+/// answers: once the connection closed (either side), what waited is dropped, and its owner (the
+/// session machine) settles it as failed when it learns of the close. Each command's deadline is
+/// a timer of the scheduler, armed only while it waits: nothing ticks when mpv is idle.
 final class MPVConnection {
     typealias Reply = (Result<JSON, MPVError>) -> Void
 
@@ -26,24 +28,23 @@ final class MPVConnection {
     private let stream: PipeStream
     /// mpv's lines are small, but `playlist` and `metadata` grow with the queue: be generous.
     private var framer = LineFramer(maxLine: 8 << 20)
-    private var pending: [Int64: (reply: Reply, sentAt: UInt64)] = [:]
+    private let pending: PendingRequests<Int64, Result<JSON, MPVError>>
     private var nextID: Int64 = 1
     /// How long a command may wait for its answer.
     var answerTimeoutMS: UInt64 = 1000
-    private var watchdog: Timer?
-    private var watchdogArmed = false
-    /// No answer within `answerTimeoutMS`: the connection has closed (pending commands failed,
-    /// `onClosed` not run); the owner should end the process.
+    /// No answer within `answerTimeoutMS`: the connection has closed (`onClosed` not run); the
+    /// owner should end the process.
     var onHung: (() -> Void)?
     /// An event by name with its whole object (`property-change` carries `name` and `data`).
     var onEvent: ((String, [String: JSON]) -> Void)?
-    /// The connection ended from mpv's side (it quit or died). Pending commands have failed.
+    /// The connection ended from mpv's side (it quit or died).
     var onClosed: (() -> Void)?
     private(set) var isClosed = false
 
     private init(loop: EventLoop, stream: PipeStream) {
         self.loop = loop
         self.stream = stream
+        pending = PendingRequests(scheduler: loop)
     }
 
     /// Connects to mpv's socket. mpv creates it a moment after it starts, so a refused or missing
@@ -53,11 +54,10 @@ final class MPVConnection {
         loop: EventLoop, path: String, withinMS: UInt64, shouldContinue: @escaping () -> Bool,
         _ completion: @escaping (Result<MPVConnection, MPVError>) -> Void
     ) {
-        let started = EventLoop.hrtime()
+        let started = loop.nowNanoseconds
         var delay: UInt64 = 5
-        let timer: Timer
-        do { timer = try Timer(loop: loop) } catch {
-            completion(.failure(MPVError("cannot arm a timer: \(error)")))
+        guard let timer = loop.makeTimer() else {
+            completion(.failure(MPVError("cannot arm a timer: the loop is closing")))
             return
         }
         func finish(_ result: Result<MPVConnection, MPVError>) {
@@ -83,7 +83,7 @@ final class MPVConnection {
                         return finish(.success(c))
                     }
                     stream.close()
-                    if (EventLoop.hrtime() - started) / 1_000_000 >= withinMS {
+                    if (loop.nowNanoseconds - started) / 1_000_000 >= withinMS {
                         return finish(.failure(MPVError("mpv's socket \(path) did not accept within \(withinMS) ms: \(error.message)")))
                     }
                     timer.start(after: delay) { attempt() }
@@ -103,59 +103,41 @@ final class MPVConnection {
                                 onEnd: { [weak self] _ in self?.remoteClosed() })
     }
 
-    /// Sends one command (`["seek", 10, "relative"]`); `reply` gets its `data` or mpv's error.
+    /// Sends one command (`["seek", 10, "relative"]`); `reply` gets its `data` or mpv's error,
+    /// unless the connection closes first.
     func command(_ arguments: [JSON], _ reply: Reply? = nil) {
-        guard !isClosed else {
-            reply?(.failure(MPVError("the connection to mpv is closed")))
-            return
-        }
+        guard !isClosed else { return }
         let id = nextID
         nextID += 1
         // Every command gets an id, so a reply is never mistaken for another's.
-        pending[id] = (reply ?? { _ in }, EventLoop.hrtime())
+        pending.add(id, timeoutMilliseconds: max(answerTimeoutMS, 1)) { [weak self] outcome in
+            switch outcome {
+            case .reply(let result): reply?(result)
+            case .timedOut: self?.timedOut()
+            case .cancelled: break
+            }
+        }
         var line = JSON.object(["command": .array(arguments), "request_id": .int(id)]).serialized()
         line.append(0x0A)
         stream.write(line)
-        if !watchdogArmed { armWatchdog(afterMS: answerTimeoutMS) }
     }
 
-    private func armWatchdog(afterMS delay: UInt64) {
+    /// A command is overdue: mpv is hung.
+    private func timedOut() {
         guard !isClosed else { return }
-        if watchdog == nil { watchdog = try? Timer(loop: loop) }
-        watchdogArmed = true
-        watchdog?.start(after: max(delay, 1)) { [weak self] in self?.watchdogFired() }
-    }
-
-    /// The oldest waiting command is overdue: hung. Otherwise wait until it would be.
-    private func watchdogFired() {
-        watchdogArmed = false
-        guard !isClosed, let oldest = pending.values.map(\.sentAt).min() else { return }
-        let waitedMS = (EventLoop.hrtime() - oldest) / 1_000_000
-        guard waitedMS >= answerTimeoutMS else { return armWatchdog(afterMS: answerTimeoutMS - waitedMS) }
         let hung = onHung
         close()
         hung?()
     }
 
-    /// Reads one property; `reply` gets its value (`.null` when mpv has none, e.g. while idle).
-    func get(_ property: String, _ reply: @escaping Reply) {
-        command(["get_property", .string(property)]) { result in
-            if case .failure(let e) = result, e.message == "property unavailable" { return reply(.success(.null)) }
-            reply(result)
-        }
-    }
-
-    /// Closes from our side: pending commands fail, `onClosed` does not run. Idempotent.
+    /// Closes from our side: pending commands are dropped, `onClosed` does not run. Idempotent.
     func close() {
         guard !isClosed else { return }
         isClosed = true
         onClosed = nil
         onEvent = nil
         onHung = nil
-        watchdog?.close()
-        watchdog = nil
-        watchdogArmed = false
-        failPending()
+        pending.cancelAll(reason: "the connection to mpv closed")
         stream.close()
     }
 
@@ -164,12 +146,6 @@ final class MPVConnection {
         let closed = onClosed
         close()
         closed?()
-    }
-
-    private func failPending() {
-        let waiting = pending
-        pending.removeAll()
-        for id in waiting.keys.sorted() { waiting[id]?.reply(.failure(MPVError("the connection to mpv closed"))) }
     }
 
     private func received(_ bytes: UnsafeRawBufferPointer) {
@@ -186,14 +162,9 @@ final class MPVConnection {
             guard !isClosed, case .object(let o) = line else { continue }
             if let name = o["event"]?.stringValue {
                 onEvent?(name, o)
-            } else if let id = o["request_id"].flatMap({ $0.intValue }).map(Int64.init),
-                      let waiting = pending.removeValue(forKey: id) {
-                if pending.isEmpty, watchdogArmed {
-                    watchdog?.stop()
-                    watchdogArmed = false
-                }
+            } else if let id = o["request_id"].flatMap({ $0.intValue }).map(Int64.init) {
                 let status = o["error"]?.stringValue ?? "success"
-                waiting.reply(status == "success" ? .success(o["data"] ?? .null) : .failure(MPVError(status)))
+                pending.complete(id, with: status == "success" ? .success(o["data"] ?? .null) : .failure(MPVError(status)))
             }
         }
     }

@@ -8,7 +8,7 @@ import PlayerHost
 extension MPVPlugin {
     func provideQueueEdits(_ c: PluginContext) {
         typealias Edit = MPVQueuePlan.Edit
-        let edits: [(name: String, summary: String, params: [String], wait: MPVController.EditWait, make: ([String: JSON]) -> Result<Edit, RPCError>)] = [
+        let edits: [(name: String, summary: String, params: [String], wait: MPVSessionMachine.EditWait, make: ([String: JSON]) -> Result<Edit, RPCError>)] = [
             ("mpv.clear", "Empty an mpv session's queue and stop: {session?} → the session.", [], .acknowledged, { _ in .success(.clear) }),
             ("mpv.remove", "Remove an item from an mpv session's queue: {session?, index} (0-based) → the session.", ["index"],
              .acknowledged, { p in Self.index("index", p).map(Edit.remove) }),
@@ -36,7 +36,7 @@ extension MPVPlugin {
         return .success(Int(n))
     }
 
-    private func queueEdit(_ method: String, _ p: [String: JSON], allowed: [String], wait: MPVController.EditWait,
+    private func queueEdit(_ method: String, _ p: [String: JSON], allowed: [String], wait: MPVSessionMachine.EditWait,
                            _ make: ([String: JSON]) -> Result<MPVQueuePlan.Edit, RPCError>,
                            _ reply: @escaping (Result<JSON, RPCError>) -> Void) {
         guard let c = context else { return reply(.failure(RPCError(.shuttingDown, "the mpv plugin is detached"))) }
@@ -56,7 +56,7 @@ extension MPVPlugin {
         }
         touch(ctl.session)
         let session = JSON.string(ctl.session)
-        ctl.edit(wait: wait, { count, _ in MPVQueuePlan.commands(edit, count: count) }) { result in
+        ctl.edit(.init(plan: .queue(edit), wait: wait)) { result in
             switch result {
             case .failure(.outOfRange(let e)):
                 reply(.failure(RPCError(.invalidArgument, e.message,
