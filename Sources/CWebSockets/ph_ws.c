@@ -1,0 +1,244 @@
+// See include/ph_ws.h. Everything here runs on the daemon's loop thread: libwebsockets is
+// driven by the daemon's own libuv loop (a foreign loop), never a thread of its own.
+#include "ph_ws.h"
+
+#include <libwebsockets.h>
+#include <openssl/sha.h>
+#include <sys/random.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ph_ws_server {
+    struct lws_context *context;
+    ph_ws_callbacks cb;
+    void (*done)(void *user);
+    void *done_user;
+    int destroying;
+    struct lws_protocols protocols[2];
+};
+
+/// One queued HTTP response per connection (lws' per-session data, zeroed and freed by lws).
+struct ph_ws_session {
+    unsigned char *response;   /* LWS_PRE bytes, then the header block and the body */
+    size_t response_length;
+};
+
+static ph_ws_server *server_of(struct lws *wsi) {
+    return (ph_ws_server *)lws_context_user(lws_get_context(wsi));
+}
+
+static void drop_response(struct ph_ws_session *s) {
+    if (s && s->response) {
+        free(s->response);
+        s->response = NULL;
+        s->response_length = 0;
+    }
+}
+
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
+    struct ph_ws_session *session = (struct ph_ws_session *)user;
+    ph_ws_server *server = wsi ? server_of(wsi) : NULL;
+    if (!server) return lws_callback_http_dummy(wsi, reason, user, in, len);
+    ph_ws_callbacks *cb = &server->cb;
+    switch (reason) {
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+        return server->destroying || cb->accept(cb->user);
+    case LWS_CALLBACK_WSI_CREATE:
+        cb->created(cb->user, wsi);
+        return 0;
+    case LWS_CALLBACK_WSI_DESTROY:
+        cb->destroyed(cb->user, wsi);
+        return 0;
+    case LWS_CALLBACK_HTTP:
+        if (server->destroying) return -1;
+        return cb->http(cb->user, wsi, in ? (const char *)in : "/");
+    case LWS_CALLBACK_HTTP_WRITEABLE: {
+        if (!session || !session->response) return 0;
+        unsigned char *start = session->response + LWS_PRE;
+        size_t length = session->response_length;
+        int written = lws_write(wsi, start, length, LWS_WRITE_HTTP_FINAL);
+        drop_response(session);
+        if (written < 0 || (size_t)written != length) return -1;
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    }
+    case LWS_CALLBACK_CLOSED_HTTP:
+    case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
+        drop_response(session);
+        return 0;
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        return server->destroying || cb->ws_filter(cb->user, wsi);
+    case LWS_CALLBACK_ESTABLISHED:
+        cb->ws_open(cb->user, wsi);
+        return 0;
+    case LWS_CALLBACK_RECEIVE:
+        return cb->ws_receive(cb->user, wsi, in, len, lws_is_first_fragment(wsi), lws_is_final_fragment(wsi),
+                              lws_frame_is_binary(wsi));
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+        return cb->ws_writable(cb->user, wsi);
+    case LWS_CALLBACK_CLOSED:
+        cb->ws_closed(cb->user, wsi);
+        return 0;
+    case LWS_CALLBACK_PROTOCOL_DESTROY:
+        // The last callback of a context being destroyed: nothing calls into Swift after it.
+        if (server->destroying && server->done) {
+            void (*done)(void *) = server->done;
+            server->done = NULL;
+            done(server->done_user);
+        }
+        return 0;
+    default:
+        return lws_callback_http_dummy(wsi, reason, user, in, len);
+    }
+}
+
+static void log_line(int level, const char *line) {
+    (void)level;
+    fprintf(stderr, "libwebsockets: %s", line);
+}
+
+ph_ws_server *ph_ws_create(void *uv_loop, const ph_ws_options *options, const ph_ws_callbacks *callbacks,
+                           char *error, size_t error_length) {
+    lws_set_log_level(LLL_ERR, log_line);
+    ph_ws_server *server = calloc(1, sizeof *server);
+    if (!server) {
+        snprintf(error, error_length, "out of memory");
+        return NULL;
+    }
+    server->cb = *callbacks;
+    server->protocols[0].name = "playerhost-remote";
+    server->protocols[0].callback = callback;
+    server->protocols[0].per_session_data_size = sizeof(struct ph_ws_session);
+    server->protocols[0].rx_buffer_size = 4096;
+
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    void *loops[1] = { uv_loop };
+    info.foreign_loops = loops;
+    info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN |
+                   LWS_SERVER_OPTION_DISABLE_IPV6;
+    info.iface = options->interface_address;
+    info.port = options->port > 0 ? options->port : CONTEXT_PORT_NO_LISTEN_SERVER;
+    if (options->port == 0) info.port = 0;
+    info.protocols = server->protocols;
+    info.user = server;
+    info.alpn = "http/1.1";
+    info.timeout_secs = options->idle_timeout_seconds > 0 ? options->idle_timeout_seconds : 20;
+    info.timeout_secs_ah_idle = options->header_timeout_seconds > 0 ? options->header_timeout_seconds : 10;
+    info.count_threads = 1;
+    info.max_http_header_data = 4096;
+    info.max_http_header_pool = 32;
+    info.pcontext = &server->context;
+    info.server_string = "playerhostd";
+    if (options->cert_path && options->key_path) {
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        info.ssl_cert_filepath = options->cert_path;
+        info.ssl_private_key_filepath = options->key_path;
+    }
+    server->context = lws_create_context(&info);
+    if (!server->context) {
+        snprintf(error, error_length, "libwebsockets could not listen on %s:%d (address in use, or its libuv event library missing?)",
+                 options->interface_address ? options->interface_address : "*", options->port);
+        free(server);
+        return NULL;
+    }
+    return server;
+}
+
+int ph_ws_port(ph_ws_server *server) {
+    struct lws_vhost *vh = lws_get_vhost_by_name(server->context, "default");
+    return vh ? lws_get_vhost_listen_port(vh) : -1;
+}
+
+void ph_ws_destroy(ph_ws_server *server, void (*done)(void *user), void *user) {
+    if (!server || server->destroying) return;
+    server->destroying = 1;
+    server->done = done;
+    server->done_user = user;
+    struct lws_context *context = server->context;
+    if (context) lws_context_destroy(context);
+}
+
+void ph_ws_free(ph_ws_server *server) { free(server); }
+
+int ph_ws_is_gone(ph_ws_server *server) { return server->context == NULL; }
+
+int ph_ws_header(struct lws *wsi, int which, char *buffer, int length) {
+    static const enum lws_token_indexes tokens[] = {
+        WSI_TOKEN_HTTP_COOKIE, WSI_TOKEN_ORIGIN, WSI_TOKEN_HOST, WSI_TOKEN_HTTP_USER_AGENT,
+        WSI_TOKEN_HTTP_IF_NONE_MATCH, WSI_TOKEN_GET_URI
+    };
+    if (which < 0 || which > 5 || length <= 0) return -1;
+    int present = lws_hdr_total_length(wsi, tokens[which]);
+    if (present <= 0) return -1;
+    if (present >= length) return -1;
+    return lws_hdr_copy(wsi, buffer, length, tokens[which]);
+}
+
+int ph_ws_query(struct lws *wsi, const char *name, char *buffer, int length) {
+    const char *v = lws_get_urlarg_by_name(wsi, name, buffer, length);
+    return v ? (int)strlen(v) : -1;
+}
+
+int ph_ws_peer(struct lws *wsi, char *buffer, int length) {
+    const char *p = lws_get_peer_simple(wsi, buffer, (size_t)length);
+    return p ? (int)strlen(p) : -1;
+}
+
+int ph_ws_http_respond(struct lws *wsi, int status, const char *content_type,
+                       const char *const *header_names, const char *const *header_values, int header_count,
+                       const void *body, size_t length) {
+    struct ph_ws_session *session = (struct ph_ws_session *)lws_wsi_user(wsi);
+    if (!session) return -1;
+    drop_response(session);
+    size_t header_room = 1024;
+    for (int i = 0; i < header_count; i++) header_room += strlen(header_names[i]) + strlen(header_values[i]) + 8;
+    unsigned char *buffer = malloc(LWS_PRE + header_room + length);
+    if (!buffer) return -1;
+    unsigned char *start = buffer + LWS_PRE, *p = start, *end = start + header_room;
+    if (lws_add_http_common_headers(wsi, (unsigned int)status, content_type, (lws_filepos_t)length, &p, end)) goto fail;
+    for (int i = 0; i < header_count; i++) {
+        if (lws_add_http_header_by_name(wsi, (const unsigned char *)header_names[i],
+                                        (const unsigned char *)header_values[i], (int)strlen(header_values[i]), &p, end))
+            goto fail;
+    }
+    if (lws_finalize_http_header(wsi, &p, end)) goto fail;
+    if (length) memcpy(p, body, length);
+    session->response = buffer;
+    session->response_length = (size_t)(p - start) + length;
+    lws_callback_on_writable(wsi);
+    return 0;
+fail:
+    free(buffer);
+    return -1;
+}
+
+int ph_ws_send_text(struct lws *wsi, const void *data, size_t length) {
+    unsigned char *buffer = malloc(LWS_PRE + length);
+    if (!buffer) return -1;
+    memcpy(buffer + LWS_PRE, data, length);
+    int written = lws_write(wsi, buffer + LWS_PRE, length, LWS_WRITE_TEXT);
+    free(buffer);
+    return written < (int)length ? -1 : 0;
+}
+
+void ph_ws_request_writable(struct lws *wsi) { lws_callback_on_writable(wsi); }
+
+void ph_ws_set_deadline(struct lws *wsi, int seconds) {
+    lws_set_timeout(wsi, seconds > 0 ? PENDING_TIMEOUT_USER_OK : NO_PENDING_TIMEOUT, seconds);
+}
+
+void ph_ws_kill(struct lws *wsi) { lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC); }
+
+void ph_sha256(const void *data, size_t length, unsigned char *out) { SHA256(data, length, out); }
+
+int ph_random(void *out, size_t length) {
+    size_t got = 0;
+    while (got < length) {
+        ssize_t n = getrandom((unsigned char *)out + got, length - got, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        got += (size_t)n;
+    }
+    return 0;
+}
