@@ -48,8 +48,9 @@ public struct PairingCodes: Sendable {
 
     /// Tries `code` from `address`.
     public mutating func redeem(_ code: String, from address: String, now: UInt64) -> Outcome {
-        let minuteAgo = now >= 60_000 ? now - 60_000 : 0
-        var tries = (wrongTries[address] ?? []).filter { $0 > minuteAgo }
+        // Tries within the last minute (`t + 60 s > now`: no underflow near the clock's start).
+        let recent: (UInt64) -> Bool = { $0 &+ 60_000 > now }
+        var tries = (wrongTries[address] ?? []).filter(recent)
         guard tries.count < maxWrongPerMinute else {
             wrongTries[address] = tries
             return .tooManyTries
@@ -62,7 +63,7 @@ public struct PairingCodes: Sendable {
         }
         tries.append(now)
         if wrongTries[address] == nil && wrongTries.count >= maxAddresses {
-            wrongTries = wrongTries.filter { $0.value.last ?? 0 > minuteAgo }
+            wrongTries = wrongTries.filter { $0.value.last.map(recent) ?? false }
             if wrongTries.count >= maxAddresses, let oldest = wrongTries.min(by: { ($0.value.last ?? 0) < ($1.value.last ?? 0) }) {
                 wrongTries[oldest.key] = nil
             }
