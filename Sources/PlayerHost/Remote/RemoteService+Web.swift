@@ -162,7 +162,7 @@ extension RemoteService {
     }
 
     func receive(_ c: Connection, _ bytes: UnsafeRawBufferPointer, first: Bool, final: Bool, binary: Bool) -> Bool {
-        guard let conn = connections[c] else { return false }
+        guard let conn = connections[c], !conn.isCut else { return false }
         if first { conn.partial.removeAll(keepingCapacity: true) }
         guard !binary, conn.partial.count + bytes.count <= maxMessageBytes else {
             logger.info("remote: \(conn.deviceName ?? "?") sent a message over \(maxMessageBytes) bytes (or binary); closing it")
@@ -182,7 +182,7 @@ extension RemoteService {
 
     /// One message per writable turn: replies first, then the newest state.
     func writable(_ c: Connection) -> Bool {
-        guard let server, let conn = connections[c] else { return false }
+        guard let server, let conn = connections[c], !conn.isCut else { return false }
         let next: String
         if !conn.replies.isEmpty {
             next = conn.replies.removeFirst()

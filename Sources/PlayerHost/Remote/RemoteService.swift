@@ -169,8 +169,7 @@ public final class RemoteService: SessionPlugin {
     func enqueue(_ reply: String, to c: WebServer.WebConnection, _ conn: RemoteConnection) {
         guard conn.replies.count < Self.maxQueuedReplies else {
             logger.info("remote: \(conn.deviceName ?? "?") does not read its replies; closing it")
-            server?.kill(c)
-            return
+            return cut(c, conn)
         }
         conn.replies.append(reply)
         schedule(c, conn)
@@ -191,11 +190,19 @@ public final class RemoteService: SessionPlugin {
         guard let hash = devices.revoke(name: name) else { return nil }
         var closed = 0
         for (c, conn) in connections where conn.tokenHash == hash {
-            server?.kill(c)
+            cut(c, conn)
             closed += 1
         }
         saveDevices()
         return closed
+    }
+
+    /// Closes a connection from outside lws' callbacks: lws closes a connection whose writable
+    /// callback says so, on the loop's next turn.
+    func cut(_ c: WebServer.WebConnection, _ conn: RemoteConnection) {
+        conn.isCut = true
+        server?.requestWritable(c)
+        server?.kill(c)
     }
 
     func saveDevices() {
@@ -222,4 +229,6 @@ final class RemoteConnection {
     /// A message being received in pieces.
     var partial: [UInt8] = []
     var deadlineArmed = false
+    /// Revoked or over a limit: the next writable callback closes it.
+    var isCut = false
 }

@@ -1,0 +1,70 @@
+import Glibc
+import Testing
+@testable import PlayerHost
+
+/// The web remote against the real daemon (issue 25): the hostile protocol checks of
+/// scripts/remote-probe.py (no token, traversal, pairing and its brute force, hashed tokens,
+/// Origin, oversized frames, revocation within 1 s, slowloris, the connection cap), and a real
+/// headless Chromium that pairs, sees the title, presses pause and sees the host pause.
+enum RemoteTools {
+    static let python = access("/usr/bin/python3", X_OK) == 0
+        && (try? runShell("/usr/bin/python3 -c 'import websockets'", deadline: 20).status) == 0
+    static let chromium = access("/usr/bin/chromium", X_OK) == 0 && access("/usr/bin/chromedriver", X_OK) == 0
+        && (try? runShell("/usr/bin/python3 -c 'import selenium'", deadline: 20).status) == 0
+}
+
+@Suite(.serialized, .enabled(if: RemoteTools.python, "needs /usr/bin/python3 with websockets"))
+struct RemoteEndToEndTests {
+    static var scripts: String {
+        #filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast(3).joined(separator: "/") + "/scripts"
+    }
+
+    /// A daemon with one playing session and the remote on a free loopback port, small limits.
+    func startDaemon() throws -> DaemonHarness {
+        let h = try DaemonHarness()
+        let config = h.directory + "/playerhost.toml"
+        let text = """
+            [[session]]
+            id = "main"
+            kind = "main"
+            category = "playback"
+            activate = true
+            bind_defaults = true
+            autoplay = true
+            [[session.item]]
+            title = "Magnificent"
+            artist = "U2"
+            duration = 324
+
+            [remote]
+            listen = "127.0.0.1:0"
+            max_connections = 8
+            max_message_kb = 1
+            header_timeout_s = 2
+
+            """
+        _ = try runShell("cat > '\(config)' <<'EOF'\n\(text)EOF")
+        #expect(try h.start(["--config", config]))
+        #expect(h.waitForStderr("remote: listening on"))
+        return h
+    }
+
+    @Test(.timeLimit(.minutes(2))) func hostileProtocolChecks() throws {
+        let h = try startDaemon()
+        defer { h.close() }
+        let r = try runShell("/usr/bin/python3 '\(Self.scripts)/remote-probe.py' '\(h.socketPath)' '\(h.directory)/state' 2>&1", deadline: 60)
+        #expect(r.status == 0, "\(r.output)")
+        #expect(r.output.contains("all ok"))
+        #expect(h.stop()?.status == 0)
+    }
+
+    @Test(.timeLimit(.minutes(2)), .enabled(if: RemoteTools.chromium, "needs chromium, chromedriver and python3-selenium"))
+    func aBrowserPairsSeesTheTitleAndPauses() throws {
+        let h = try startDaemon()
+        defer { h.close() }
+        let r = try runShell("/usr/bin/python3 '\(Self.scripts)/remote-browser.py' '\(h.socketPath)' 2>&1", deadline: 90)
+        #expect(r.status == 0, "\(r.output)")
+        #expect(r.output.contains("host paused"))
+        #expect(h.stop()?.status == 0)
+    }
+}
