@@ -135,6 +135,37 @@ async def main():
     check("the other device still works", get("/", token)[0] == 200)
     await ws.close()
 
+    # A slow reader (slow_reader_s = 2): a page that stops reading while the host keeps changing is
+    # cut off, and the host is not held back by it.
+    slow = socket.socket()
+    slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    slow.settimeout(5)
+    slow.connect((host, port))
+    slow.sendall((f"GET /ws HTTP/1.1\r\nHost: {host}:{port}\r\nOrigin: {base}\r\nCookie: ph_remote={token}\r\n"
+                  "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                  "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+    check("slow reader: upgraded", b" 101 " in slow.recv(256))
+    start = time.monotonic()
+    sent_before = rpc.call("remote.status")["stateMessagesSent"]
+    for i in range(800):  # ~800 state messages of ~400 bytes: more than the buffers hold
+        rpc.call("command.send", {"command": "pause" if i % 2 == 0 else "play", "session": "main"})
+        time.sleep(0.002)  # one refetch each, not one for many
+    toggles = time.monotonic() - start
+    print("state messages sent meanwhile:", rpc.call("remote.status")["stateMessagesSent"] - sent_before)
+    time.sleep(3)
+    slow.settimeout(3)
+    ended = False
+    try:
+        while slow.recv(65536):
+            pass
+        ended = True
+    except ConnectionResetError:
+        ended = True
+    except socket.timeout:
+        pass
+    slow.close()
+    check(f"slow reader cut off (800 changes took {toggles:.2f} s)", ended, "still connected")
+
     # Brute force: 5 wrong codes a minute per address (the used code above was one), then even a
     # good one is refused.
     good = rpc.call("remote.pair", {"name": "late"})["url"].split(base)[1]

@@ -6,6 +6,7 @@
 #include <openssl/sha.h>
 #include <sys/random.h>
 #include <errno.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,8 +43,15 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     if (!server) return lws_callback_http_dummy(wsi, reason, user, in, len);
     ph_ws_callbacks *cb = &server->cb;
     switch (reason) {
-    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
-        return server->destroying || cb->accept(cb->user);
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION: {
+        if (server->destroying || cb->accept(cb->user)) return 1;
+        // A fixed, small kernel send buffer: a page's messages are small, a reader that does not
+        // take them then stalls its writes soon (and is cut off), and 200 remotes cannot pin
+        // megabytes of kernel memory each (autotuning would grow it to tcp_wmem's maximum).
+        int fd = (int)(intptr_t)in, size = 64 * 1024;
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+        return 0;
+    }
     case LWS_CALLBACK_WSI_CREATE:
         cb->created(cb->user, wsi);
         return 0;
@@ -224,11 +232,22 @@ int ph_ws_send_text(struct lws *wsi, const void *data, size_t length) {
 
 void ph_ws_request_writable(struct lws *wsi) { lws_callback_on_writable(wsi); }
 
+// lws re-arms its libuv timer only when it runs its own service: a timeout set from outside its
+// callbacks (a host event, an RPC reply) would wait for the next I/O of some connection. Waking the
+// service thread (its event pipe, on the same loop) makes it look at its timers now.
+// `ph_ws_set_deadline` leaves that to one `ph_ws_wake` after a batch (a change sent to 200 pages).
 void ph_ws_set_deadline(struct lws *wsi, int seconds) {
     lws_set_timeout(wsi, seconds > 0 ? PENDING_TIMEOUT_USER_OK : NO_PENDING_TIMEOUT, seconds);
 }
 
-void ph_ws_kill(struct lws *wsi) { lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC); }
+void ph_ws_wake(ph_ws_server *server) {
+    if (server && server->context && !server->destroying) lws_cancel_service(server->context);
+}
+
+void ph_ws_kill(struct lws *wsi) {
+    lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+    lws_cancel_service_pt(wsi);
+}
 
 void ph_sha256(const void *data, size_t length, unsigned char *out) { SHA256(data, length, out); }
 

@@ -41,6 +41,7 @@ struct RemoteEndToEndTests {
             max_connections = 8
             max_message_kb = 1
             header_timeout_s = 2
+            slow_reader_s = 2
 
             """
         _ = try runShell("cat > '\(config)' <<'EOF'\n\(text)EOF")

@@ -72,6 +72,8 @@ int ph_ws_send_text(struct lws *wsi, const void *data, size_t length);
 void ph_ws_request_writable(struct lws *wsi);
 /// Arms (seconds > 0) or clears (0) the connection's deadline: past it lws closes the socket.
 void ph_ws_set_deadline(struct lws *wsi, int seconds);
+/// Makes lws look at its timers now (after deadlines were set outside its callbacks).
+void ph_ws_wake(ph_ws_server *server);
 /// Closes the connection on the loop's next turn.
 void ph_ws_kill(struct lws *wsi);
 /// SHA-256 of `length` bytes into `out` (32 bytes): tokens are kept hashed at rest.

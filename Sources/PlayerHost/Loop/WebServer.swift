@@ -202,6 +202,13 @@ public final class WebServer {
         ph_ws_set_deadline(wsi, Int32(clamping: seconds))
     }
 
+    /// Makes lws arm the deadlines set since it last ran (call once after setting them from
+    /// outside its callbacks: lws re-arms its timer only when its own service runs).
+    public func wake() {
+        guard let server, !isClosing else { return }
+        ph_ws_wake(server)
+    }
+
     /// Closes a connection on the next turn (revocation).
     public func kill(_ c: WebConnection) {
         guard let wsi = c.wsi, !isClosing else { return }

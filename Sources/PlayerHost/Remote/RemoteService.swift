@@ -156,6 +156,7 @@ public final class RemoteService: SessionPlugin {
             conn.pendingState = message
             schedule(c, conn)
         }
+        server?.wake()
     }
 
     func call(_ request: PageRequest, from c: WebServer.WebConnection) {
@@ -173,6 +174,7 @@ public final class RemoteService: SessionPlugin {
         }
         conn.replies.append(reply)
         schedule(c, conn)
+        server?.wake()
     }
 
     /// Asks for a write; a page that has not taken it within `slow_reader_s` is cut off.
