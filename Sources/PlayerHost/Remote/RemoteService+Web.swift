@@ -23,7 +23,7 @@ extension RemoteService {
             guard let self, let conn = self.connections[c] else { return }
             conn.isSocket = true
             conn.pendingState = self.state.message(now: InfoSnapshot.hostNow())
-            self.schedule(c, conn)
+            s.requestWritable(c)
         }
         s.onReceive = { [weak self] c, bytes, first, final, binary in
             self?.receive(c, bytes, first: first, final: final, binary: binary) ?? false
@@ -195,8 +195,10 @@ extension RemoteService {
         }
         guard server.send(c, Array(next.utf8)) else { return false }
         if conn.replies.isEmpty && conn.pendingState == nil {
-            conn.deadlineArmed = false
-            server.setDeadline(c, seconds: 0)
+            if conn.deadlineArmed {
+                conn.deadlineArmed = false
+                server.setDeadline(c, seconds: 0)
+            }
         } else {
             server.requestWritable(c)
         }

@@ -152,11 +152,15 @@ public final class RemoteService: SessionPlugin {
         guard new != state else { return }
         state = new
         let message = new.message(now: InfoSnapshot.hostNow())
+        var armed = false
         for (c, conn) in connections where conn.isSocket {
+            // Only a page that has not taken the previous message gets a deadline: the usual
+            // broadcast touches no timer.
+            if conn.pendingState != nil || !conn.replies.isEmpty { armed = arm(c, conn) || armed }
             conn.pendingState = message
-            schedule(c, conn)
+            server?.requestWritable(c)
         }
-        server?.wake()
+        if armed { server?.wake() }
     }
 
     func call(_ request: PageRequest, from c: WebServer.WebConnection) {
@@ -172,19 +176,18 @@ public final class RemoteService: SessionPlugin {
             logger.info("remote: \(conn.deviceName ?? "?") does not read its replies; closing it")
             return cut(c, conn)
         }
+        if conn.pendingState != nil || !conn.replies.isEmpty, arm(c, conn) { server?.wake() }
         conn.replies.append(reply)
-        schedule(c, conn)
-        server?.wake()
+        server?.requestWritable(c)
     }
 
-    /// Asks for a write; a page that has not taken it within `slow_reader_s` is cut off.
-    func schedule(_ c: WebServer.WebConnection, _ conn: RemoteConnection) {
-        guard let server else { return }
-        if !conn.deadlineArmed {
-            conn.deadlineArmed = true
-            server.setDeadline(c, seconds: slowReaderSeconds)
-        }
-        server.requestWritable(c)
+    /// Gives a page that has not taken what it was sent `slow_reader_s` to take it, or it is cut
+    /// off; true when it armed a deadline (then `wake` lws once).
+    func arm(_ c: WebServer.WebConnection, _ conn: RemoteConnection) -> Bool {
+        guard let server, !conn.deadlineArmed else { return false }
+        conn.deadlineArmed = true
+        server.setDeadline(c, seconds: slowReaderSeconds)
+        return true
     }
 
     /// Revokes the device called `name`: its token stops working and its sockets close now.
