@@ -5,7 +5,7 @@ header_timeout_s = 2). Prints `ok NAME` or `FAIL NAME: why` per check; exits 1 i
 
     scripts/remote-probe.py SOCKET STATE_DIR
 """
-import asyncio, hashlib, http.client, json, os, socket, sys, time
+import asyncio, base64, hashlib, http.client, json, os, socket, struct, sys, time, zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ph_client import Client  # noqa: E402
@@ -37,6 +37,15 @@ def get(path, cookie=None, headers=None):
     body = r.read()
     c.close()
     return r.status, dict((k.lower(), v) for k, v in r.getheaders()), body
+
+
+def png(w, h, rgb):
+    raw = b"".join(b"\x00" + bytes(rgb) * w for _ in range(h))
+
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
 
 def token_hash(token):
@@ -210,6 +219,30 @@ async def main():
         h.close()
     time.sleep(0.3)
     check("room again after", get("/static/app.js")[0] == 200)
+
+    # Artwork by content: a data: cover, served by id with an ETag, immutable; a new cover, a new id.
+    ids = []
+    for rgb in [(200, 30, 30), (30, 200, 30)]:
+        uri = "data:image/png;base64," + base64.b64encode(png(64, 64, rgb)).decode()
+        rpc.call("player.load", {"session": "main", "items": [{"title": "Cover", "duration": 100,
+                                                                "info": {"artwork": {"id": uri, "sources": [uri]}}}]})
+        ws = await ws_connect(token)
+        art, deadline = None, time.monotonic() + 10
+        while art is None or art in ids:
+            m = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            art = (m.get("nowPlaying") or {}).get("art")
+            if time.monotonic() > deadline:
+                break
+        await ws.close()
+        ids.append(art)
+    check("a new cover has a new id", None not in ids and ids[0] != ids[1], str(ids))
+    if None not in ids:
+        s, headers, body = get(f"/art/{ids[1]}?size=32", token)
+        check("cover served", s == 200 and headers.get("content-type") == "image/png" and body.startswith(b"\x89PNG"), f"{s} {headers}")
+        check("cover immutable with an ETag", "immutable" in headers.get("cache-control", "") and headers.get("etag"), str(headers))
+        check("cover revalidates 304", get(f"/art/{ids[1]}?size=32", token, {"If-None-Match": headers.get("etag", "")})[0] == 304)
+        check("an old cover's id is gone", get(f"/art/{ids[0]}", token)[0] == 404)
+        check("cover needs a token", get(f"/art/{ids[1]}")[0] == 401)
 
 
 asyncio.run(main())

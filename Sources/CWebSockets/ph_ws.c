@@ -184,8 +184,15 @@ int ph_ws_header(struct lws *wsi, int which, char *buffer, int length) {
 }
 
 int ph_ws_query(struct lws *wsi, const char *name, char *buffer, int length) {
-    const char *v = lws_get_urlarg_by_name(wsi, name, buffer, length);
-    return v ? (int)strlen(v) : -1;
+    // lws matches "name=" and copies the whole "name=value" into `buffer`, returning the value's
+    // place in it: move the value to the front.
+    char key[64];
+    if (snprintf(key, sizeof key, "%s=", name) >= (int)sizeof key) return -1;
+    const char *v = lws_get_urlarg_by_name(wsi, key, buffer, length);
+    if (!v) return -1;
+    size_t n = strlen(v);
+    memmove(buffer, v, n + 1);
+    return (int)n;
 }
 
 int ph_ws_peer(struct lws *wsi, char *buffer, int length) {
