@@ -268,3 +268,78 @@ int ph_random(void *out, size_t length) {
     }
     return 0;
 }
+
+// ---- TLS off loopback: a self-signed certificate the daemon makes (run on a worker thread) ----
+#include <openssl/evp.h>
+#include <openssl/ec.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+static int write_private(const char *path, int (*writer)(FILE *, void *), void *object) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return -1;
+    FILE *f = fdopen(fd, "w");
+    if (!f) { close(fd); return -1; }
+    int ok = writer(f, object);
+    if (fclose(f) != 0) ok = 0;
+    return ok ? 0 : -1;
+}
+
+static int write_key(FILE *f, void *key) { return PEM_write_PrivateKey(f, (EVP_PKEY *)key, NULL, NULL, 0, NULL, NULL); }
+static int write_cert(FILE *f, void *cert) { return PEM_write_X509(f, (X509 *)cert); }
+
+int ph_tls_make_self_signed(const char *cert_path, const char *key_path, const char *address, char *error, size_t error_length) {
+    int result = -1;
+    X509 *cert = NULL;
+    EVP_PKEY *key = EVP_EC_gen("P-256");
+    if (!key) { snprintf(error, error_length, "cannot make a P-256 key"); goto done; }
+    cert = X509_new();
+    if (!cert) { snprintf(error, error_length, "out of memory"); goto done; }
+    X509_set_version(cert, 2);
+    unsigned char serial[16];
+    if (ph_random(serial, sizeof serial) != 0) { snprintf(error, error_length, "no random bytes"); goto done; }
+    serial[0] &= 0x7f;
+    BIGNUM *bn = BN_bin2bn(serial, sizeof serial, NULL);
+    if (bn) { BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert)); BN_free(bn); }
+    X509_gmtime_adj(X509_getm_notBefore(cert), -3600);
+    X509_gmtime_adj(X509_getm_notAfter(cert), 10L * 365 * 24 * 3600);
+    X509_set_pubkey(cert, key);
+    X509_NAME *name = X509_get_subject_name(cert);
+    X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)"PlayerHost remote", -1, -1, 0);
+    X509_set_issuer_name(cert, name);
+    char san[128];
+    snprintf(san, sizeof san, "IP:%s", address);
+    X509V3_CTX ctx;
+    X509V3_set_ctx_nodb(&ctx);
+    X509V3_set_ctx(&ctx, cert, cert, NULL, NULL, 0);
+    X509_EXTENSION *ext = X509V3_EXT_conf_nid(NULL, &ctx, NID_subject_alt_name, san);
+    if (ext) { X509_add_ext(cert, ext, -1); X509_EXTENSION_free(ext); }
+    if (!X509_sign(cert, key, EVP_sha256())) { snprintf(error, error_length, "cannot sign the certificate"); goto done; }
+    if (write_private(key_path, write_key, key) != 0) { snprintf(error, error_length, "cannot write %s", key_path); goto done; }
+    if (write_private(cert_path, write_cert, cert) != 0) { snprintf(error, error_length, "cannot write %s", cert_path); goto done; }
+    result = 0;
+done:
+    X509_free(cert);
+    EVP_PKEY_free(key);
+    return result;
+}
+
+int ph_tls_fingerprint(const char *cert_path, char *hex, size_t hex_length) {
+    int fd = open(cert_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return -1;
+    FILE *f = fdopen(fd, "r");
+    if (!f) { close(fd); return -1; }
+    X509 *cert = PEM_read_X509(f, NULL, NULL, NULL);
+    fclose(f);
+    if (!cert) return -1;
+    unsigned char md[32];
+    unsigned int n = 0;
+    int ok = X509_digest(cert, EVP_sha256(), md, &n);
+    X509_free(cert);
+    if (!ok || n != 32 || hex_length < 32 * 3) return -1;
+    for (unsigned i = 0; i < n; i++) snprintf(hex + i * 3, 4, i + 1 < n ? "%02X:" : "%02X", md[i]);
+    return 0;
+}

@@ -20,7 +20,7 @@ struct RemoteEndToEndTests {
     }
 
     /// A daemon with one playing session and the remote on a free loopback port, small limits.
-    func startDaemon() throws -> DaemonHarness {
+    func startDaemon(listen: String = "127.0.0.1:0") throws -> DaemonHarness {
         let h = try DaemonHarness()
         let config = h.directory + "/playerhost.toml"
         let text = """
@@ -37,7 +37,7 @@ struct RemoteEndToEndTests {
             duration = 324
 
             [remote]
-            listen = "127.0.0.1:0"
+            listen = "\(listen)"
             max_connections = 8
             max_message_kb = 1
             header_timeout_s = 2
@@ -66,6 +66,36 @@ struct RemoteEndToEndTests {
         let r = try runShell("/usr/bin/python3 '\(Self.scripts)/remote-browser.py' '\(h.socketPath)' 2>&1", deadline: 90)
         #expect(r.status == 0, "\(r.output)")
         #expect(r.output.contains("host paused"))
+        #expect(h.stop()?.status == 0)
+    }
+
+    /// Off loopback the remote is always TLS: with no certificate given, a self-signed one made
+    /// once in the state dir (0600), whose fingerprint pairing shows; ALPN is http/1.1 even when a
+    /// client offers h2; plain HTTP gets nothing.
+    @Test(.timeLimit(.minutes(1))) func offLoopbackItIsTLSWithASelfSignedCertificate() throws {
+        let h = try startDaemon(listen: "0.0.0.0:0")
+        defer { h.close() }
+        let c = try h.client()
+        let pair = try c.call("remote.pair", ["name": "phone"])
+        let fingerprint = try #require(pair["fingerprint"]?.stringValue)
+        let url = try #require(pair["url"]?.stringValue)
+        #expect(url.hasPrefix("https://"))
+        let pairAt = try #require(url.firstRange(of: "/pair/"))
+        let base = String(url[..<pairAt.lowerBound])
+        let hostPort = String(base.dropFirst(8))
+        let cert = h.directory + "/state/remote-cert.pem"
+        let openssl = try runShell("openssl x509 -in '\(cert)' -noout -fingerprint -sha256; stat -c %a '\(cert)' '\(h.directory)/state/remote-key.pem'", deadline: 20)
+        #expect(openssl.output.contains("Fingerprint=" + fingerprint), "\(openssl.output) vs \(fingerprint)")
+        #expect(openssl.output.contains("600\n600"))
+        let alpn = try runShell("echo | openssl s_client -connect '\(hostPort)' -alpn h2,http/1.1 2>/dev/null | grep 'ALPN protocol'", deadline: 20)
+        #expect(alpn.output.contains("http/1.1"), "\(alpn.output)")
+        let https = try runShell("curl -sk -o /dev/null -w '%{http_code}' '\(base)/'", deadline: 20)
+        #expect(https.output == "401")
+        let paired = try runShell("curl -sk -D - -o /dev/null '\(url)' | grep -i set-cookie", deadline: 20)
+        #expect(paired.output.contains("; Secure"), "\(paired.output)")
+        let plain = try runShell("curl -s -m 5 -o /dev/null -w '%{http_code}' 'http://\(hostPort)/'", deadline: 20)
+        #expect(plain.output != "401" && plain.output != "200", "plain HTTP answered \(plain.output)")
+        c.close()
         #expect(h.stop()?.status == 0)
     }
 }

@@ -82,4 +82,10 @@ void ph_sha256(const void *data, size_t length, unsigned char *out);
 /// Fills `out` from the kernel's random source: 0, or -1 on failure.
 int ph_random(void *out, size_t length);
 
+/// Makes a self-signed certificate (P-256, SAN IP:`address`, 10 years) and its key, both 0600.
+/// Blocking: run it off the loop. 0, or -1 with why in `error`.
+int ph_tls_make_self_signed(const char *cert_path, const char *key_path, const char *address, char *error, size_t error_length);
+/// The SHA-256 fingerprint of a PEM certificate as `AB:CD:…` (95 characters + NUL), or -1.
+int ph_tls_fingerprint(const char *cert_path, char *hex, size_t hex_length);
+
 #endif

@@ -4,7 +4,7 @@ import PlayerHostBase
 ///
 /// ```toml
 /// [remote]
-/// listen = "127.0.0.1:8470"   # loopback: plain HTTP; any other address needs certificate + key
+/// listen = "127.0.0.1:8470"   # loopback: plain HTTP; any other address is always TLS
 /// pairing_code_s = 120        # how long a code of `npctl remote pair` is valid
 /// max_connections = 64        # HTTP and WebSocket connections at once
 /// max_message_kb = 16         # the largest WebSocket message a page may send
@@ -26,7 +26,8 @@ public struct RemoteConfig: Codable, Sendable, Equatable {
     public var slowReaderSeconds: Int?
     /// `page_dir`: where the page's files are (default: installed beside the daemon).
     public var pageDirectory: String?
-    /// `certificate` and `key`: PEM files for TLS (required off loopback).
+    /// `certificate` and `key`: PEM files for TLS. Off loopback without them the daemon makes a
+    /// self-signed pair in the state dir (`remote-cert.pem`, `remote-key.pem`).
     public var certificate: String?
     public var key: String?
 
@@ -66,6 +67,9 @@ public struct RemoteConfig: Codable, Sendable, Equatable {
         return (address, port)
     }
 
+    /// True when the remote speaks TLS: a certificate given, or any address off loopback.
+    public var usesTLS: Bool { certificate != nil || !(endpoint.map { Self.isLoopback($0.address) } ?? true) }
+
     /// True for 127.0.0.0/8, where plain HTTP is allowed.
     public static func isLoopback(_ address: String) -> Bool { address.hasPrefix("127.") }
 
@@ -78,9 +82,7 @@ public struct RemoteConfig: Codable, Sendable, Equatable {
             guard let (address, _) = Self.parse(listen: listen) else {
                 throw .config("\(source): remote.listen must be ADDRESS:PORT with an IPv4 address (\"127.0.0.1:8470\"), not '\(listen)'")
             }
-            if !Self.isLoopback(address) && (certificate == nil || key == nil) {
-                throw .config("\(source): remote.listen \(listen) is not loopback: off loopback the remote needs TLS (remote.certificate and remote.key)")
-            }
+            _ = address  // off loopback it is always TLS: the user's certificate, else a self-signed one
         }
         if (certificate == nil) != (key == nil) {
             throw .config("\(source): remote.certificate and remote.key go together")

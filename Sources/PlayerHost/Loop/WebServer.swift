@@ -222,6 +222,20 @@ public final class WebServer {
         return ok ? out : nil
     }
 
+    /// Makes a self-signed certificate for `address` and its key (0600 both); nil, or why not.
+    /// Blocking (key generation, files): call it off the loop.
+    public static func makeSelfSigned(certificate: String, key: String, address: String) -> String? {
+        var error = [CChar](repeating: 0, count: 256)
+        return ph_tls_make_self_signed(certificate, key, address, &error, error.count) == 0 ? nil : String(cBuffer: error)
+    }
+
+    /// A PEM certificate's SHA-256 fingerprint (`AB:CD:…`), what a browser shows for it.
+    /// Blocking (reads the file): call it off the loop.
+    public static func fingerprint(certificate: String) -> String? {
+        var hex = [CChar](repeating: 0, count: 100)
+        return ph_tls_fingerprint(certificate, &hex, hex.count) == 0 ? String(cBuffer: hex) : nil
+    }
+
     /// SHA-256 (tokens are kept hashed).
     public static func sha256(_ bytes: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)

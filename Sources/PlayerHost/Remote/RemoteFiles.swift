@@ -103,3 +103,23 @@ public struct RemoteFileError: Error, Sendable, CustomStringConvertible {
     public var message: String
     public var description: String { message }
 }
+
+extension RemoteFiles {
+    /// The first IPv4 address of an interface that is up and not loopback (the pairing URL's
+    /// host when the remote listens on 0.0.0.0).
+    public static func lanAddress() -> String? {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return nil }
+        defer { freeifaddrs(list) }
+        var p = list
+        while let a = p {
+            defer { p = a.pointee.ifa_next }
+            guard let sa = a.pointee.ifa_addr, sa.pointee.sa_family == sa_family_t(AF_INET),
+                  a.pointee.ifa_flags & UInt32(IFF_UP) != 0, a.pointee.ifa_flags & UInt32(IFF_LOOPBACK) == 0 else { continue }
+            var host = [CChar](repeating: 0, count: 64)
+            guard getnameinfo(sa, socklen_t(MemoryLayout<sockaddr_in>.size), &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { continue }
+            return String(cBuffer: host)
+        }
+        return nil
+    }
+}

@@ -43,8 +43,10 @@ extension RemoteService {
             return .failure(RPCError(.internalError, "the kernel gave no random bytes"))
         }
         let code = codes.issue(deviceName: name ?? "device", now: context.loop.nowMilliseconds, random: random)
-        return .success(["url": .string(baseURL + "/pair/" + code), "code": .string(code),
-                         "expiresInSeconds": .int(Int64(codes.validMilliseconds / 1000))])
+        var o: [String: JSON] = ["url": .string(baseURL + "/pair/" + code), "code": .string(code),
+                                 "expiresInSeconds": .int(Int64(codes.validMilliseconds / 1000))]
+        if let fingerprint { o["fingerprint"] = .string(fingerprint) }
+        return .success(.object(o))
     }
 
     var devicesJSON: JSON {
@@ -66,6 +68,7 @@ extension RemoteService {
             "maxConnections": .int(Int64(maxConnections)),
         ]
         if server != nil { o["url"] = .string(baseURL) }
+        if let fingerprint { o["fingerprint"] = .string(fingerprint) }
         if let lastError { o["lastError"] = .string(lastError) }
         return .object(o)
     }

@@ -50,9 +50,13 @@ public final class RemoteService: SessionPlugin {
     }
 
     var devicesPath: String { stateDirectory + "/remote-devices.json" }
-    var isTLS: Bool { config.certificate != nil }
+    var isTLS: Bool { config.usesTLS }
+    /// The certificate and key served (the user's, or the self-signed pair), and its fingerprint.
+    var tls: (certificate: String, key: String)?
+    var fingerprint: String?
     var baseURL: String {
-        guard let (address, _) = config.endpoint else { return "" }
+        guard var (address, _) = config.endpoint else { return "" }
+        if address == "0.0.0.0" { address = RemoteFiles.lanAddress() ?? address }
         return "\(isTLS ? "https" : "http")://\(address):\(server?.port ?? 0)"
     }
 
@@ -78,17 +82,24 @@ public final class RemoteService: SessionPlugin {
         context.subscribe(["nowPlaying", "sessions", "info", "audio"])
         provideMethods(context)
         let dir = Self.pageDirectory(configured: config.pageDirectory)
-        let devicesPath = self.devicesPath
-        RemoteFiles.offLoop(context.loop, { () -> (Result<[String: [UInt8]], RemoteFileError>, JSON?) in
+        let devicesPath = self.devicesPath, stateDirectory = self.stateDirectory, config = self.config
+        RemoteFiles.offLoop(context.loop, { () -> (Result<[String: [UInt8]], RemoteFileError>, JSON?, RemoteTLS) in
             let page = RemoteFiles.loadPage(dir)
             let devices: JSON? = switch RemoteFiles.read(devicesPath, limit: 1 << 20) {
             case .success(let b): try? JSONParser.parse(b)
             case .failure: nil
             }
-            return (page, devices)
+            return (page, devices, RemoteTLS.prepare(config: config, stateDirectory: stateDirectory))
         }) { [weak self] loaded in
             guard let self, let context = self.context, !context.isClosed else { return }
-            guard let (page, devices) = loaded else { return self.fail("the page could not be loaded") }
+            guard let (page, devices, tls) = loaded else { return self.fail("the page could not be loaded") }
+            switch tls {
+            case .plain: break
+            case .failed(let why): return self.fail("TLS: \(why)")
+            case .files(let certificate, let key, let fingerprint):
+                self.tls = (certificate, key)
+                self.fingerprint = fingerprint
+            }
             switch page {
             case .failure(let why): return self.fail("the page: \(why)")
             case .success(let files): self.page = files
@@ -118,7 +129,7 @@ public final class RemoteService: SessionPlugin {
         wire(s)
         do {
             try s.start(WebServer.Options(address: address, port: port, headerTimeoutSeconds: config.headerTimeoutSeconds ?? 10,
-                                          certificatePath: config.certificate, keyPath: config.key))
+                                          certificatePath: tls?.certificate, keyPath: tls?.key))
         } catch {
             return fail("cannot listen on \(address):\(port): \(error.operation)")
         }
