@@ -196,6 +196,7 @@ def main():
         h = http.client.HTTPConnection(host, int(port), timeout=5)
         h.request("GET", pair.split(base)[1])
         token = h.getresponse().getheader("Set-Cookie").split(";")[0].split("=", 1)[1]
+        h.close()  # a kept-alive HTTP connection holds lws' header table, which it checks every second
 
         dom = browser_latency(sock, 20)
 
