@@ -28,7 +28,7 @@ struct RemoteVerb: ParsableCommand {
         do {
             return try HostLink(global).call(method, params)
         } catch ClientError.rpc(let e) where e.code == RPCErrorCode.methodNotFound.rawValue {
-            throw Failure("the web remote is off: add [remote] listen = \"127.0.0.1:8470\" to the config and reload (npctl reload)")
+            throw Failure("the web remote is off: add [remote] listen = \"127.0.0.1:8470\" to the config and restart the daemon")
         }
     }
 }
