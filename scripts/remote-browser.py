@@ -33,6 +33,10 @@ try:
     wait = WebDriverWait(driver, 15, poll_frequency=0.05)
     wait.until(lambda d: d.find_element(By.ID, "title").text == "Magnificent")
     print("page shows the title")
+    # Loopback is a secure context: the service worker registers (the page is installable).
+    wait.until(lambda d: d.execute_script("return navigator.serviceWorker.controller !== null || "
+                                          "(window.__sw = window.__sw || navigator.serviceWorker.getRegistration('/').then(r => window.__swok = !!r), window.__swok === true)"))
+    print("service worker registered")
     wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "playing")
     driver.find_element(By.ID, "playpause").click()
     start = time.monotonic()

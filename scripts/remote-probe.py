@@ -92,7 +92,8 @@ async def main():
     check("no token: art 401", get("/art/0123abcd")[0] == 401)
     check("no token: socket refused", await refused(None))
     check("static files public", get("/static/app.js")[0] == 200)
-    page_bytes = sum(len(get("/static/" + f)[2]) for f in ["app.js", "style.css", "silence.wav"]) + len(get("/static/index.html")[2])
+    page_bytes = sum(len(get("/static/" + f)[2]) for f in ["index.html", "app.js", "style.css", "silence.wav", "sw.js",
+                                                            "manifest.webmanifest", "icon-192.png", "icon-512.png"])
     check(f"page weight {page_bytes} B <= 100 KB", page_bytes <= 100 * 1024)
 
     # Traversal: nothing outside the page's own files, however spelled.

@@ -49,8 +49,10 @@ extension RemoteService {
                                   headers: [("Cache-Control", "no-store")] + Self.pageHeaders, body: file)
         case .asset(let name):
             guard let file = page[name] else { return respond(c, 404, text: "not found") }
+            // The service worker lives with the page's files but controls the whole page.
+            let scope = name == "sw.js" ? [("Service-Worker-Allowed", "/")] : []
             return server.respond(c, status: 200, contentType: RemoteRoute.contentType(of: name),
-                                  headers: [("Cache-Control", "no-cache")] + Self.pageHeaders, body: file)
+                                  headers: [("Cache-Control", "no-cache")] + scope + Self.pageHeaders, body: file)
         case .pair(let code):
             return pair(c, code: code)
         case .art(let id):

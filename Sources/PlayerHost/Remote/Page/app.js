@@ -204,4 +204,10 @@ if ('mediaSession' in navigator) {
   }
 }
 
+// Installable as an app where the certificate is trusted (loopback, or a real certificate); a
+// browser refuses a service worker on a self-signed one, and the page works without it.
+if ('serviceWorker' in navigator && window.isSecureContext) {
+  navigator.serviceWorker.register('/static/sw.js', { scope: '/' }).catch(() => {});
+}
+
 connect();
