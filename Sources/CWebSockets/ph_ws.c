@@ -4,6 +4,7 @@
 
 #include <libwebsockets.h>
 #include <openssl/sha.h>
+#include <uv.h>
 #include <sys/random.h>
 #include <errno.h>
 #include <sys/socket.h>
@@ -165,6 +166,26 @@ void ph_ws_destroy(ph_ws_server *server, void (*done)(void *user), void *user) {
     server->done_user = user;
     struct lws_context *context = server->context;
     if (context) lws_context_destroy(context);
+}
+
+// With a foreign libuv loop lws closes its handles and then stops: the application calls
+// lws_context_destroy a second time once they are closed, which runs the protocols' destroy and
+// frees the context (lws' own foreign-loop example does it after its loop). lws' static handles
+// carry the context in `data` until their close callback ran, which is how we see they are done.
+static void count_static(uv_handle_t *h, void *arg) {
+    struct { void *context; int count; } *c = arg;
+    if (h->data == c->context) c->count++;
+}
+
+int ph_ws_closing_handles(ph_ws_server *server, void *uv_loop) {
+    if (!server->context) return 0;
+    struct { void *context; int count; } c = { server->context, 0 };
+    uv_walk((uv_loop_t *)uv_loop, count_static, &c);
+    return c.count;
+}
+
+void ph_ws_finish_destroy(ph_ws_server *server) {
+    if (server->context) lws_context_destroy(server->context);
 }
 
 void ph_ws_free(ph_ws_server *server) { free(server); }

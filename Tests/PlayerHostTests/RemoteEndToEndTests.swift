@@ -22,6 +22,13 @@ struct RemoteEndToEndTests {
     /// A daemon with one playing session and the remote on a free loopback port, small limits.
     func startDaemon(listen: String = "127.0.0.1:0") throws -> DaemonHarness {
         let h = try DaemonHarness()
+        try writeConfig(h, listen: listen)
+        #expect(try h.start(["--config", h.directory + "/playerhost.toml"]))
+        #expect(h.waitForStderr("remote: listening on"))
+        return h
+    }
+
+    func writeConfig(_ h: DaemonHarness, listen: String, maxConnections: Int = 8) throws {
         let config = h.directory + "/playerhost.toml"
         let text = """
             [[session]]
@@ -38,16 +45,13 @@ struct RemoteEndToEndTests {
 
             [remote]
             listen = "\(listen)"
-            max_connections = 8
+            max_connections = \(maxConnections)
             max_message_kb = 1
             header_timeout_s = 2
             slow_reader_s = 2
 
             """
         _ = try runShell("cat > '\(config)' <<'EOF'\n\(text)EOF")
-        #expect(try h.start(["--config", config]))
-        #expect(h.waitForStderr("remote: listening on"))
-        return h
     }
 
     @Test(.timeLimit(.minutes(2))) func hostileProtocolChecks() throws {
@@ -95,6 +99,34 @@ struct RemoteEndToEndTests {
         #expect(paired.output.contains("; Secure"), "\(paired.output)")
         let plain = try runShell("curl -s -m 5 -o /dev/null -w '%{http_code}' 'http://\(hostPort)/'", deadline: 20)
         #expect(plain.output != "401" && plain.output != "200", "plain HTTP answered \(plain.output)")
+        c.close()
+        #expect(h.stop()?.status == 0)
+    }
+
+    /// A reload with a changed `[remote]` restarts the server with it; paired devices stay paired;
+    /// a reload without `listen` stops it.
+    @Test(.timeLimit(.minutes(1))) func aReloadAppliesTheRemoteTable() throws {
+        let h = try startDaemon()
+        defer { h.close() }
+        let c = try h.client()
+        let url = try #require(try c.call("remote.pair", ["name": "phone"])["url"]?.stringValue)
+        let jar = h.directory + "/jar"
+        _ = try runShell("curl -s -c '\(jar)' -o /dev/null '\(url)'", deadline: 20)
+        try writeConfig(h, listen: "127.0.0.1:0", maxConnections: 9)
+        _ = try c.call("host.reload")
+        var status: JSON = .null
+        #expect(h.runUntil(10) {
+            status = (try? c.call("remote.status")) ?? .null
+            return status["maxConnections"] == 9 && status["listening"] == true
+        }, "\(status)")
+        let base = try #require(status["url"]?.stringValue)
+        let page = try runShell("curl -s -b '\(jar)' -o /dev/null -w '%{http_code}' '\(base)/'", deadline: 20)
+        #expect(page.output == "200", "the paired device after the reload: \(page.output)")
+        _ = try runShell("printf '[[session]]\\nid = \"main\"\\nkind = \"main\"\\n' > '\(h.directory)/playerhost.toml'")
+        _ = try c.call("host.reload")
+        #expect(h.runUntil(10) { (try? c.call("remote.status"))?["listening"] == false })
+        let gone = try runShell("curl -s -m 3 -o /dev/null -w '%{http_code}' '\(base)/'", deadline: 20)
+        #expect(gone.output == "000", "still answering after [remote] went: \(gone.output)")
         c.close()
         #expect(h.stop()?.status == 0)
     }

@@ -50,6 +50,12 @@ int ph_ws_port(ph_ws_server *server);
 /// called once everything is freed (then the `ph_ws_server` memory is gone too).
 void ph_ws_destroy(ph_ws_server *server, void (*done)(void *user), void *user);
 
+/// How many of lws' own libuv handles of this server are still open or closing (after
+/// `ph_ws_destroy`: 0 once lws is done with the loop, and `ph_ws_finish_destroy` may run).
+int ph_ws_closing_handles(ph_ws_server *server, void *uv_loop);
+/// The second half of the destroy (lws' second `lws_context_destroy`): the protocols' destroy,
+/// `done`, and the context freed.
+void ph_ws_finish_destroy(ph_ws_server *server);
 /// True once the context is wholly freed (after `done`); then `ph_ws_free` may free the server.
 int ph_ws_is_gone(ph_ws_server *server);
 /// Frees what `ph_ws_create` allocated, once `ph_ws_is_gone`.

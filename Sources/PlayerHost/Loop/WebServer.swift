@@ -117,14 +117,26 @@ public final class WebServer {
         isClosing = true
         closeDone = then
         ph_ws_destroy(server, { user in
-            // lws' last callback: the context frees itself in the same call chain, so on the
-            // next turn its memory (and ours) can go.
+            // lws' last callback (from the second destroy): the context frees itself in the same
+            // call chain, so on the next turn its memory (and ours) can go.
             let me = WebServer.me(user)
             me.loop.onNextTurn { me.finishClose() }
         }, callbacks.user)
+        // lws closes its handles over the next turns; once none is left, the second destroy.
+        // A short poll: a timer keeps the loop alive until lws' memory is freed.
+        guard let poll = try? Timer(loop: loop) else { return }
+        closePoll = poll
+        poll.start(after: 1, repeat: 5) { [weak self] in
+            guard let self, let server = self.server else { return poll.close() }
+            guard ph_ws_closing_handles(server, UnsafeMutableRawPointer(self.loop.raw)) == 0 else { return }
+            poll.close()
+            self.closePoll = nil
+            ph_ws_finish_destroy(server)
+        }
     }
 
     private var closeDone: (() -> Void)?
+    private var closePoll: Timer?
 
     private func finishClose() {
         guard let server else { return }

@@ -17,7 +17,7 @@ import PlayerHostRPC
 public final class RemoteService: SessionPlugin {
     public let name = "remote"
     public var actsForHost: Bool { true }
-    let config: RemoteConfig
+    private(set) var config: RemoteConfig
     let stateDirectory: String
     let logger: Logger
     var context: PluginContext?
@@ -33,9 +33,11 @@ public final class RemoteService: SessionPlugin {
     var lastError: String?
     /// Counters for `remote.status` and the benchmark.
     var stateMessagesSent = 0
-    let maxConnections: Int
-    let maxMessageBytes: Int
-    let slowReaderSeconds: Int
+    var maxConnections: Int { config.maxConnections ?? 64 }
+    var maxMessageBytes: Int { (config.maxMessageKB ?? 16) << 10 }
+    var slowReaderSeconds: Int { config.slowReaderSeconds ?? 10 }
+    /// Counts loads: a reload's load supersedes one still on the thread pool.
+    private var generation = 0
     /// Replies a page may have waiting before it counts as a slow reader.
     static let maxQueuedReplies = 64
 
@@ -44,9 +46,6 @@ public final class RemoteService: SessionPlugin {
         self.stateDirectory = stateDirectory
         self.logger = logger
         codes = PairingCodes(validSeconds: config.pairingCodeSeconds ?? 120)
-        maxConnections = config.maxConnections ?? 64
-        maxMessageBytes = (config.maxMessageKB ?? 16) << 10
-        slowReaderSeconds = config.slowReaderSeconds ?? 10
     }
 
     var devicesPath: String { stateDirectory + "/remote-devices.json" }
@@ -81,6 +80,40 @@ public final class RemoteService: SessionPlugin {
         context.onEvent = { [weak self] _ in self?.refresh() }
         context.subscribe(["nowPlaying", "sessions", "info", "audio"])
         provideMethods(context)
+        load()
+    }
+
+    /// A reload (SIGHUP, `host.reload`) with a changed `[remote]`: the server stops (its pages
+    /// reconnect) and starts again with the new table; without `listen` it stays stopped. A
+    /// `[remote]` added after start needs a restart (the host attaches the remote at start only).
+    public func reload(_ hostConfig: HostConfig) {
+        let new = hostConfig.remote ?? RemoteConfig()
+        guard new != config, context != nil else { return }
+        config = new
+        codes.validMilliseconds = UInt64(max(new.pairingCodeSeconds ?? 120, 1)) * 1000
+        generation += 1
+        let restart = { [weak self] in
+            guard let self else { return }
+            if self.config.listen != nil {
+                self.load()
+            } else {
+                self.logger.info("remote: stopped by a reload (no [remote] listen)")
+            }
+        }
+        tls = nil
+        fingerprint = nil
+        guard let s = server else { return restart() }
+        server = nil
+        connections.removeAll()
+        // The port is free again only once lws has closed its listening socket.
+        s.close(then: restart)
+    }
+
+    /// Reads the page, the devices and the TLS files off the loop, then listens.
+    private func load() {
+        guard let context else { return }
+        generation += 1
+        let mine = generation
         let dir = Self.pageDirectory(configured: config.pageDirectory)
         let devicesPath = self.devicesPath, stateDirectory = self.stateDirectory, config = self.config
         RemoteFiles.offLoop(context.loop, { () -> (Result<[String: [UInt8]], RemoteFileError>, JSON?, RemoteTLS) in
@@ -91,7 +124,7 @@ public final class RemoteService: SessionPlugin {
             }
             return (page, devices, RemoteTLS.prepare(config: config, stateDirectory: stateDirectory))
         }) { [weak self] loaded in
-            guard let self, let context = self.context, !context.isClosed else { return }
+            guard let self, let context = self.context, !context.isClosed, mine == self.generation, self.server == nil else { return }
             guard let (page, devices, tls) = loaded else { return self.fail("the page could not be loaded") }
             switch tls {
             case .plain: break
@@ -104,7 +137,7 @@ public final class RemoteService: SessionPlugin {
             case .failure(let why): return self.fail("the page: \(why)")
             case .success(let files): self.page = files
             }
-            if let devices { self.devices = DeviceStore(json: devices) }
+            if let devices, self.devices.devices.isEmpty { self.devices = DeviceStore(json: devices) }
             self.listen(loop: context.loop)
             self.refresh()
         }
