@@ -113,7 +113,11 @@ extension RemoteService {
     }
 
     func art(_ c: Connection, id: String) -> Bool {
-        guard let server, let context, let session = state.artwork[id] else { return respond(c, 404, text: "no such cover") }
+        guard let server, let context, let asked = connections[c], let session = state.artwork[id] else {
+            return respond(c, 404, text: "no such cover")
+        }
+        // Answers come later: only to the same connection, not a new one at the freed one's address.
+        let same = { [weak self] in self?.connections[c] === asked }
         let size = server.query("size", of: c).flatMap(Int.init).map { max(16, min($0, 2048)) }
         let etag = "\"\(id)-\(size ?? 0)\""
         if server.header(.ifNoneMatch, of: c) == etag {
@@ -125,14 +129,14 @@ extension RemoteService {
             params["height"] = .int(Int64(size))
         }
         context.call("artwork.get", params) { [weak self] result in
-            guard let self, self.connections[c] != nil else { return }
+            guard let self, same() else { return }
             guard case .success(let r) = result, let path = r["path"]?.stringValue else {
                 _ = self.respond(c, 404, text: "no cover")
                 return
             }
             let type = r["type"]?.stringValue ?? "application/octet-stream"
             RemoteFiles.offLoop(context.loop, { RemoteFiles.read(path, limit: RemoteFiles.maxArtworkBytes) }) { [weak self] read in
-                guard let self, let server = self.server, self.connections[c] != nil else { return }
+                guard let self, let server = self.server, same() else { return }
                 guard case .success(let bytes) = read else {
                     _ = self.respond(c, 404, text: "the cover is gone")
                     return

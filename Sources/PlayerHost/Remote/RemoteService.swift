@@ -208,9 +208,10 @@ public final class RemoteService: SessionPlugin {
     }
 
     func call(_ request: PageRequest, from c: WebServer.WebConnection) {
-        guard let context else { return }
+        guard let context, let asked = connections[c] else { return }
         context.call(request.method, request.params) { [weak self] result in
-            guard let self, let conn = self.connections[c] else { return }
+            // The same connection, not a new one that took the freed one's address.
+            guard let self, let conn = self.connections[c], conn === asked else { return }
             self.enqueue(PageRequest.reply(id: request.id, result), to: c, conn)
         }
     }
