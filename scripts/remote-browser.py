@@ -4,7 +4,11 @@ chromium-driver, driven by python3-selenium) pairs with a fresh code, sees the N
 presses pause and sees the host pause, then sees a change the host makes arrive. Every wait has a
 deadline. As root Chromium needs --no-sandbox.
 
-    scripts/remote-browser.py SOCKET [SCREENSHOT.png]
+    scripts/remote-browser.py SOCKET [SCREENSHOT.png] [CONFIG]
+
+With CONFIG (the daemon's config, its [remote] on a fixed port, with `max_connections = 8`), it also
+drops the page's socket (a reload that restarts the remote, like a network that goes and comes
+back) and checks the page is live again within 1 s of the server being back, with no reload loop.
 """
 import os, sys, time
 
@@ -17,7 +21,8 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 rpc = Client(sys.argv[1])
-shot = sys.argv[2] if len(sys.argv) > 2 else None
+shot = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None
+config = sys.argv[3] if len(sys.argv) > 3 else None
 url = rpc.call("remote.pair", {"name": "chromium"})["url"]
 
 options = webdriver.ChromeOptions()
@@ -52,6 +57,28 @@ try:
     rpc.call("command.send", {"command": "play", "session": "main"})
     wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "playing")
     print("page shows the host's change")
+    if config:
+        with open(config) as f:
+            text = f.read()
+        with open(config, "w") as f:
+            f.write(text.replace("max_connections = 8", "max_connections = 9"))
+        conn = lambda d: d.find_element(By.ID, "connection").text
+        rpc.call("host.reload")
+        WebDriverWait(driver, 5, poll_frequency=0.01).until(lambda d: conn(d) != "connected")
+        down = time.monotonic()
+        while not rpc.call("remote.status").get("listening"):
+            if time.monotonic() - down > 5:
+                raise SystemExit("the remote did not come back after the reload")
+            time.sleep(0.01)
+        back = time.monotonic()
+        WebDriverWait(driver, 5, poll_frequency=0.01).until(lambda d: conn(d) == "connected")
+        resumed = time.monotonic() - back
+        print(f"page live again {1000 * resumed:.0f} ms after the server was back")
+        if resumed > 1.0:
+            raise SystemExit("the page took more than 1 s to come back")
+        rpc.call("command.send", {"command": "pause", "session": "main"})
+        wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "paused")
+        print("a change arrives after the reconnect")
     if shot:
         driver.save_screenshot(shot)
     ok = True
