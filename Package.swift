@@ -30,6 +30,18 @@ let package = Package(
             name: "CSDBus",
             linkerSettings: [.linkedLibrary("systemd")]
         ),
+        // libwebsockets on the daemon's libuv loop (a foreign loop) for the web remote, and
+        // OpenSSL's SHA-256 for its tokens. Like CUV, only Loop/ imports it.
+        .target(
+            name: "CWebSockets",
+            linkerSettings: [.linkedLibrary("websockets"), .linkedLibrary("crypto")]
+        ),
+        // libqrencode: npctl remote pair draws the pairing URL as a QR code in the terminal.
+        .systemLibrary(
+            name: "CQRencode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
         // libcurl for the artwork helper's fetches: linked only into the helper, never the daemon,
         // so no HTTP body is ever in the daemon's memory or written from its loop.
         .systemLibrary(
@@ -61,7 +73,7 @@ let package = Package(
         .target(name: "PlayerHostRPC", dependencies: ["PlayerHostBase"], path: "Sources/PlayerHost/RPC"),
         .target(
             name: "PlayerHostLoop",
-            dependencies: ["PlayerHostBase", "CUV", "CSDBus"],
+            dependencies: ["PlayerHostBase", "CUV", "CSDBus", "CWebSockets"],
             path: "Sources/PlayerHost/Loop"
         ),
         .target(
@@ -98,11 +110,24 @@ let package = Package(
             ],
             path: "Sources/PlayerHost/Plugin"
         ),
+        // The web remote (issue 25): its HTTP/WebSocket protocol, pairing, tokens and devices, and the
+        // service that links the page to the host as an in-process client. The page is static
+        // files in Remote/Page, installed beside the daemon (scripts/install.sh).
+        .target(
+            name: "PlayerHostRemote",
+            dependencies: [
+                "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostLoop", "PlayerHostConfig",
+                "PlayerHostPlugin", "PlayerHostClient",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/PlayerHost/Remote",
+            exclude: ["Page"]
+        ),
         .target(
             name: "PlayerHostHost",
             dependencies: [
                 "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostLoop", "PlayerHostClient",
-                "PlayerHostServer", "PlayerHostMPRIS", "PlayerHostConfig", "PlayerHostPlugin",
+                "PlayerHostServer", "PlayerHostMPRIS", "PlayerHostConfig", "PlayerHostPlugin", "PlayerHostRemote",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
@@ -114,10 +139,11 @@ let package = Package(
             dependencies: [
                 "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostLoop", "PlayerHostClient",
                 "PlayerHostServer", "PlayerHostMPRIS", "PlayerHostConfig", "PlayerHostPlugin", "PlayerHostHost",
+                "PlayerHostRemote",
             ],
             path: "Sources/PlayerHost",
             // The layers' folders are their own targets (above): not this one's files.
-            exclude: ["Base", "Model", "RPC", "Loop", "Client", "Server", "MPRIS", "Config", "Plugin", "Host"],
+            exclude: ["Base", "Model", "RPC", "Loop", "Client", "Server", "MPRIS", "Config", "Plugin", "Host", "Remote"],
             sources: ["PlayerHost.swift"]
         ),
         .target(
@@ -140,7 +166,7 @@ let package = Package(
             name: "npctl",
             // The client side only: no Loop (libuv, sd-bus, libcurl), no Host.
             dependencies: [
-                "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostClient",
+                "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostClient", "CQRencode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // A whole `npctl status` is mostly process start-up, and most of that was the dynamic

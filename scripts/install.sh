@@ -15,6 +15,7 @@
 #   PREFIX/share/fish/vendor_completions.d/{npctl,playerhostd}.fish
 #   PREFIX/share/man/man1/{playerhostd,npctl}*.1                 swift-argument-parser's
 #                                                                generate-manual plugin
+#   PREFIX/share/playerhost/remote/*                            the web remote's page
 #   PREFIX/share/playerhost/install-manifest                     every file and directory the
 #                                                                install created
 #
@@ -22,7 +23,7 @@
 # man pages are then made from each tool's --help, as they are when the plugin cannot run.
 set -euo pipefail
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
 
 prefix="${HOME:?}/.local"
 uninstall=0
@@ -111,6 +112,12 @@ fi
 for tool in playerhostd npctl playerhost-artwork; do
   [ -x "$bin/$tool" ] || { echo "install.sh: $bin/$tool is missing" >&2; exit 1; }
   put 0755 "$bin/$tool" "$prefix/bin/$tool"
+done
+
+# The web remote's page (issue 25): the daemon serves it from ../share/playerhost/remote beside
+# its own folder.
+for f in "$root"/Sources/PlayerHost/Remote/Page/*; do
+  put 0644 "$f" "$prefix/share/playerhost/remote/$(basename -- "$f")"
 done
 
 # 2. The systemd user unit.

@@ -11,7 +11,11 @@ set -euo pipefail
 # cover); libcurl fetches remote artwork. pulseaudio (with pactl) is the audio server the test of
 # mpv's default output starts, with a null sink, to check mpv picks the system's output; iproute2
 # (ip netns) makes the network namespace the artwork redirect test fetches in.
-packages=(libuv1-dev libsystemd-dev pkg-config socat python3 mpv sox libsox-fmt-base tmux dbus-daemon dbus-bin playerctl libglib2.0-bin libvips-dev libavformat-dev libcurl4-openssl-dev ffmpeg mpv-mpris python3-dbus python3-gi pulseaudio pulseaudio-utils iproute2)
+# libwebsockets-dev with its libuv event library (libwebsockets-evlib-uv, loaded at run time) serves
+# the web remote on the daemon's loop; libqrencode-dev draws `npctl remote pair`'s QR code;
+# python3-websockets is the remote's protocol tests' client; chromium, chromium-driver and
+# python3-selenium are the real browser its end-to-end test and benchmark drive (headless).
+packages=(libwebsockets-dev libwebsockets-evlib-uv libqrencode-dev python3-websockets chromium chromium-driver python3-selenium libuv1-dev libsystemd-dev pkg-config socat python3 mpv sox libsox-fmt-base tmux dbus-daemon dbus-bin playerctl libglib2.0-bin libvips-dev libavformat-dev libcurl4-openssl-dev ffmpeg mpv-mpris python3-dbus python3-gi pulseaudio pulseaudio-utils iproute2)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

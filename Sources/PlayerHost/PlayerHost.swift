@@ -11,3 +11,4 @@
 @_exported import PlayerHostConfig
 @_exported import PlayerHostPlugin
 @_exported import PlayerHostHost
+@_exported import PlayerHostRemote

@@ -51,6 +51,8 @@ struct Doctor: ParsableCommand {
                 print("host faults:")
                 for line in Self.faultLines(hostFaults) { print("  " + line) }
             }
+            // The web remote (issue 25), only when configured: where it listens, devices, last error.
+            if let r = try? remote.call("remote.status") { print("remote: \(Self.mark(r["lastError"] == nil)) " + RemoteStatus.line(r)) }
             let sessions = report.arrayValue ?? []
             if sessions.isEmpty { print("no sessions") }
             for s in sessions {

@@ -47,6 +47,7 @@ struct NPCtl: ParsableCommand {
             // mpv queue verbs (mpc's): play N is Play's argument.
             Add.self, Clear.self, Remove.self, Move.self, Close.self,
             Pin.self, Unpin.self,
+            RemoteVerb.self,
         ])
 
     /// `-p` and `-i` before the verb, for completion (`PlayerctlArguments` reads them).

@@ -94,6 +94,8 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var artworkMaxMegapixels: Int?
     /// The built-in mpv plugin (`[mpv]`).
     public var mpv: MPVConfig?
+    /// `[remote]`: the web remote (see `RemoteConfig`); off without it.
+    public var remote: RemoteConfig?
 
     public init(sessions: [SessionConfig] = []) { self.sessions = sessions }
 
@@ -127,6 +129,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         ConfigKey("artwork_max_kb", .integer),
         ConfigKey("artwork_max_megapixels", .integer),
         ConfigKey("mpv", .table(MPVConfig.schema)),
+        ConfigKey("remote", .table(RemoteConfig.schema)),
     ]
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -158,6 +161,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         case artworkMaxKB = "artwork_max_kb"
         case artworkMaxMegapixels = "artwork_max_megapixels"
         case mpv
+        case remote
     }
 
     public init(from decoder: Decoder) throws {
@@ -190,6 +194,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         artworkMaxKB = try c.decodeIfPresent(Int.self, forKey: .artworkMaxKB)
         artworkMaxMegapixels = try c.decodeIfPresent(Int.self, forKey: .artworkMaxMegapixels)
         mpv = try c.decodeIfPresent(MPVConfig.self, forKey: .mpv)
+        remote = try c.decodeIfPresent(RemoteConfig.self, forKey: .remote)
     }
 
     /// The level `log_level` names, else `info`.
@@ -336,6 +341,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
             }
         }
         try arbiter?.validate(source: source)
+        try remote?.validate(source: source)
         if let e = mpris?.export, !MPRISConfig.exportValues.contains(e) {
             let at = ConfigSchema.location(of: "export", source: source, text: text)
             throw .config("\(at): mpris.export must be one of \(MPRISConfig.exportValues.joined(separator: ", ")), not '\(e)'")

@@ -6,6 +6,7 @@ import PlayerHostConfig
 import PlayerHostLoop
 import PlayerHostModel
 import PlayerHostPlugin
+import PlayerHostRemote
 import PlayerHostRPC
 import PlayerHostServer
 
@@ -193,6 +194,12 @@ public final class HostDaemon {
     }
 
     private func startPlugins() {
+        // The web remote (issue 25): a built-in client of the host, there when `[remote] listen` is.
+        if let remote = options.config.remote, remote.listen != nil {
+            let dir = StateStore.defaultDirectory(explicit: options.stateDirectory ?? options.config.stateDirectory,
+                                                  environment: SocketLocation.currentEnvironment())
+            plugins.append(RemoteService(config: remote, stateDirectory: dir, logger: logger))
+        }
         for plugin in plugins { inProcess.attach(plugin, server: server, loop: loop) }
         for (name, error) in inProcess.failures { logger.error("plugin \(name) failed: \(error)") }
         // Built-ins set up the host's own sessions: let them finish before saying ready.
