@@ -25,10 +25,14 @@ struct RemoteVerb: ParsableCommand {
 
     /// Calls a `remote.*` method, saying what to do when the remote is not configured.
     static func call(_ global: GlobalOptions, _ method: String, _ params: [String: JSON] = [:]) throws -> JSON {
-        do {
-            return try HostLink(global).call(method, params)
-        } catch ClientError.rpc(let e) where e.code == RPCErrorCode.methodNotFound.rawValue {
-            throw Failure("the web remote is off: add [remote] listen = \"127.0.0.1:8470\" to the config and restart the daemon")
+        let link = try HostLink(global)
+        do throws(ClientError) {
+            return try link.client.call(method, params)
+        } catch {
+            if case .rpc(let e) = error, e.code == RPCErrorCode.methodNotFound.rawValue {
+                throw Failure("the web remote is off: add [remote] listen = \"127.0.0.1:8470\" to the config and restart the daemon")
+            }
+            throw HostLink.failure(error)
         }
     }
 }

@@ -167,6 +167,12 @@ struct ReadmeCommand: Hashable, CustomStringConvertible {
         // The demo's sessions have no cover.
         "artwork": "the session shows no artwork",
         "artwork --size 300x300": "the session shows no artwork",
+        // The demo does not turn the web remote on (it would take a TCP port).
+        "remote pair": "the web remote is off",
+        "remote pair --name phone": "the web remote is off",
+        "remote devices": "the web remote is off",
+        "remote revoke phone": "the web remote is off",
+        "remote": "the web remote is off",
     ]
 
     /// The README's deliberate usage error: "a usage error (`npctl rate abc`, …) is one line and exit 2".
