@@ -113,3 +113,17 @@ public protocol NowPlayingReading: AnyObject {
     /// coalescing window); nil when none was sent or the slot was empty.
     var publishedNowPlaying: NowPlayingSnapshot? { get }
 }
+
+/// A sink that shows a slot of its own beside the global Now Playing one: the MPRIS export's
+/// session (`[mpris] export = "own"` keeps showing the host's own session while an imported
+/// player holds Now Playing). The `Publisher` gates that slot like Now Playing, with a gate of
+/// its own: after every publication it asks for the slot's value, offers it, and hands the sink
+/// only what the gate lets through (first change at once, the rest coalesced, identical values
+/// dropped, placeholders guarded). Register with `Publisher.addSlot(_:)`.
+public protocol SlotSink: AnyObject {
+    /// The value the slot would show in `model` now (nil: empty), anchored like the Now Playing
+    /// value (`elapsed` as of its `timestamp`). Called on the loop thread after each publication.
+    func slotCandidate(in model: NowPlayingModel) -> NowPlayingSnapshot?
+    /// What the slot's gate published: the sink shows this, and nothing else.
+    func slotPublished(_ value: NowPlayingSnapshot?)
+}

@@ -148,16 +148,30 @@ public final class DBusConnection {
         rearm()
     }
 
-    /// Emits PropertiesChanged for `names` of an MPRIS interface, with their new values.
-    /// A failure is left for the next dispatch to find (the bus going away).
-    public func emitPropertiesChanged(path: String, interface: MPRISInterface, names: [String]) {
-        guard let bus, !names.isEmpty else { return }
-        var cstrings: [UnsafeMutablePointer<CChar>?] = names.map { strdup($0) }
-        cstrings.append(nil)
-        defer { for p in cstrings { free(p) } }
-        _ = cstrings.withUnsafeMutableBufferPointer { buf in
-            sd_bus_emit_properties_changed_strv(bus, path, ph_mpris_interface_name(Self.code(interface)), buf.baseAddress)
+    /// Emits PropertiesChanged on an MPRIS interface carrying exactly `changed` (name, value),
+    /// in that order, with no invalidated names. The values are the caller's: nothing is read
+    /// back through the object's getters (which answer Gets with the live value). Nothing is
+    /// sent for an empty list. A failure is left for the next dispatch to find (the bus going away).
+    public func emitPropertiesChanged(path: String, interface: MPRISInterface, changed: [(name: String, value: DBusValue)]) {
+        guard let bus, !changed.isEmpty else { return }
+        var m: OpaquePointer?
+        guard sd_bus_message_new_signal(bus, &m, path, "org.freedesktop.DBus.Properties", "PropertiesChanged") >= 0, let m else { return }
+        defer { sd_bus_message_unref(m) }
+        var r = sd_bus_message_append_basic(m, Self.t("s"), ph_mpris_interface_name(Self.code(interface)))
+        if r >= 0 { r = sd_bus_message_open_container(m, Self.t("a"), "{sv}") }
+        for (name, value) in changed where r >= 0 {
+            r = sd_bus_message_open_container(m, Self.t("e"), "sv")
+            if r >= 0 { r = name.withCString { sd_bus_message_append_basic(m, Self.t("s"), $0) } }
+            if r >= 0 { r = sd_bus_message_open_container(m, Self.t("v"), value.signature) }
+            if r >= 0 { r = Self.append(value, to: m) }
+            if r >= 0 { r = sd_bus_message_close_container(m) }
+            if r >= 0 { r = sd_bus_message_close_container(m) }
         }
+        if r >= 0 { r = sd_bus_message_close_container(m) }
+        if r >= 0 { r = sd_bus_message_open_container(m, Self.t("a"), "s") }
+        if r >= 0 { r = sd_bus_message_close_container(m) }
+        guard r >= 0 else { return }
+        _ = sd_bus_send(bus, m, nil)
         rearm()
     }
 
