@@ -15,7 +15,7 @@ public enum EventTopic: String, Sendable, Hashable, CaseIterable {
     /// What each track's artwork resolution came to (`artworkSettled`), failures included.
     case artwork
 
-    /// The topic of a model event.
+    /// The topic of a model event: the one event → topic table (the model knows no topics).
     public init(_ event: ModelEvent) {
         switch event {
         case .appRegistered, .appRemoved, .sessionCreated, .sessionClosed, .sessionOwnerChanged,
@@ -28,6 +28,11 @@ public enum EventTopic: String, Sendable, Hashable, CaseIterable {
         case .playerChanged: self = .players
         }
     }
+}
+
+extension ModelEvent {
+    /// The `events.subscribe` topic it belongs to, by name (`EventTopic`'s table: the only one).
+    public var topic: String { EventTopic(self).rawValue }
 }
 
 /// One published event, as every sink receives it: the typed value, and its wire form rendered
