@@ -197,7 +197,7 @@ public final class MPRISBridge: DBusObjectHandler {
             guard let connection else { continue }
             switch signal {
             case .propertiesChanged(let changes):
-                connection.emitPropertiesChanged(path: Self.objectPath, interface: .player, changed: changes.map { ($0.name, $0.value) })
+                connection.emitPropertiesChanged(path: Self.objectPath, interface: MPRISInterface.player.name, changed: changes.map { ($0.name, $0.value) })
             case .seeked(let position):
                 connection.emitSeeked(path: Self.objectPath, position: position)
             }
@@ -207,7 +207,8 @@ public final class MPRISBridge: DBusObjectHandler {
 
     // MARK: - DBusObjectHandler
 
-    public func value(of property: String, in interface: MPRISInterface) -> DBusValue? {
+    public func value(of property: String, in name: String) -> DBusValue? {
+        guard let interface = MPRISInterface(name: name) else { return nil }
         switch (interface, property) {
         case (.root, "CanQuit"), (.root, "CanRaise"), (.root, "HasTrackList"): return .boolean(false)
         case (.root, "Identity"): return .string(Self.identity)
@@ -225,11 +226,13 @@ public final class MPRISBridge: DBusObjectHandler {
         }
     }
 
-    public func set(_ property: String, in interface: MPRISInterface, to value: DBusValue) -> Result<Void, DBusError> {
-        carryOut(MPRISRequest.set(property, interface: interface, value: value, properties: liveProperties()))
+    public func set(_ property: String, in name: String, to value: DBusValue) -> Result<Void, DBusError> {
+        guard let interface = MPRISInterface(name: name) else { return .failure(.invalidArgs("no interface \(name)")) }
+        return carryOut(MPRISRequest.set(property, interface: interface, value: value, properties: liveProperties()))
     }
 
-    public func call(_ member: String, in interface: MPRISInterface, arguments: [DBusValue]) -> Result<Void, DBusError> {
+    public func call(_ member: String, in name: String, arguments: [DBusValue]) -> Result<Void, DBusError> {
+        guard let interface = MPRISInterface(name: name) else { return .failure(.invalidArgs("no interface \(name)")) }
         // Against the live value, as Gets show it (SetPosition's trackid comes from a Get).
         let live = liveProperties()
         return carryOut(MPRISRequest.call(member, interface: interface, arguments: arguments, properties: live, now: service.now))
