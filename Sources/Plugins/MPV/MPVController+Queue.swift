@@ -1,4 +1,4 @@
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// Queue edits on mpv itself (`mpv.open`'s modes and the queue verbs): planned by
 /// `MPVQueuePlan` against mpv's playlist as mpv says it is at that moment (the mirror can be an

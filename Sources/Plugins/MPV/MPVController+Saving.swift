@@ -1,5 +1,5 @@
 import Glibc
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// Keeping a session across a daemon restart (see `MPVSavedSession`): what to save, and reopening
 /// from it.

@@ -1,5 +1,5 @@
 import Glibc
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// One mpv session's player: the `mpv` child process, its IPC connection, the mirror of its
 /// state, and the `player.sync` reports to the host at key moments (see `+Reporting`).
