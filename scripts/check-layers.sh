@@ -24,6 +24,12 @@ done < <(imports Model/*.swift | grep -vE 'import (PlayerHostBase|HeapModule|Ord
 
 while IFS= read -r hit; do bad "Base/ imports nothing: $hit"; done < <(imports Base/*.swift)
 
+# The model takes typed values: wire decoding lives in Host/ModelJSON/. LocalizedString's stays
+# while npctl (Client/) reads it too.
+while IFS= read -r hit; do
+    bad "Model/ decodes no JSON (Host/ModelJSON/ does): $hit"
+done < <(grep -HnE 'init\??\(json:' Model/*.swift | grep -v '^Model/LocalizedString.swift:' || true)
+
 while IFS= read -r hit; do
     bad "Model/ renders nothing for the wire (Host/ModelJSON/ does): $hit"
 done < <(grep -HnE 'func (toJSON|[a-z][A-Za-z]*JSON)\(' Model/*.swift || true)
