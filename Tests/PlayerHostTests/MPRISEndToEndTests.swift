@@ -108,9 +108,14 @@ import Testing
         #expect(try c.call("player.get", ["session": "main"])["rate"]?.doubleValue == 2)
         #expect(try f.property("Rate").contains("2"), "a Get reads the live value")
         try c.call("command.configure", ["session": "main", "command": "changePlaybackRate", "supportedPlaybackRates": [0.5, 1]])
-        #expect(f.wait(m) { $0.contains("MaximumRate") }, "the command change, at once")
-        let last = try #require(m.output.ranges(of: "member=PropertiesChanged").last)
-        let signal = String(m.output[last.lowerBound...])
+        // The command's signal: MaximumRate without Metadata (what start-up published, which may
+        // still be arriving, carries Metadata).
+        func commandSignal(_ output: String) -> String? {
+            output.split(separator: "signal time=").map(String.init)
+                .first { $0.contains("member=PropertiesChanged") && $0.contains("MaximumRate") && !$0.contains("Metadata") }
+        }
+        #expect(f.wait(m) { commandSignal($0) != nil }, "the command change, at once")
+        let signal = try #require(commandSignal(m.output))
         #expect(signal.contains("double 1") && !signal.contains("double 2"), "the published rate's bounds only: \(signal)")
         #expect(!signal.contains("\"Rate\""), "the held rate stays held")
     }
