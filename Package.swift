@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "PlayerHost", targets: ["PlayerHost"]),
         .library(name: "Plugins", targets: ["Plugins"]),
+        // What a plugin needs (the client/RPC side, SessionPlugin), without the daemon.
+        .library(name: "PlayerHostPluginAPI", targets: ["PlayerHostPluginAPI"]),
         .executable(name: "playerhostd", targets: ["playerhostd"]),
         .executable(name: "npctl", targets: ["npctl"]),
         .executable(name: "ph-bench", targets: ["ph-bench"]),
@@ -96,8 +98,9 @@ let package = Package(
         ),
         .target(
             name: "PlayerHostConfig",
+            // No Server, no Loop: a refused config is a `ConfigError`; `HostError` is the Host's.
             dependencies: [
-                "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostLoop", "PlayerHostServer",
+                "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/PlayerHost/Config"
@@ -106,7 +109,7 @@ let package = Package(
             name: "PlayerHostPlugin",
             dependencies: [
                 "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostLoop", "PlayerHostClient",
-                "PlayerHostServer", "PlayerHostConfig",
+                "PlayerHostConfig",
             ],
             path: "Sources/PlayerHost/Plugin"
         ),
@@ -133,7 +136,16 @@ let package = Package(
             ],
             path: "Sources/PlayerHost/Host"
         ),
-        // The umbrella plugins, the daemon, examples and tests import: every layer re-exported.
+        // The plugins' API: the layers a plugin may use, re-exported (no Host, no Server).
+        .target(
+            name: "PlayerHostPluginAPI",
+            dependencies: [
+                "PlayerHostBase", "PlayerHostModel", "PlayerHostRPC", "PlayerHostLoop", "PlayerHostClient",
+                "PlayerHostMPRIS", "PlayerHostConfig", "PlayerHostPlugin",
+            ],
+            path: "Sources/PlayerHost/PluginAPI"
+        ),
+        // The umbrella the daemon, benchmarks and tests import: every layer re-exported.
         .target(
             name: "PlayerHost",
             dependencies: [
@@ -143,12 +155,12 @@ let package = Package(
             ],
             path: "Sources/PlayerHost",
             // The layers' folders are their own targets (above): not this one's files.
-            exclude: ["Base", "Model", "RPC", "Loop", "Client", "Server", "MPRIS", "Config", "Plugin", "Host", "Remote"],
+            exclude: ["Base", "Model", "RPC", "Loop", "Client", "Server", "MPRIS", "Config", "Plugin", "Host", "Remote", "PluginAPI"],
             sources: ["PlayerHost.swift"]
         ),
         .target(
             name: "Plugins",
-            dependencies: ["PlayerHost"]
+            dependencies: ["PlayerHostPluginAPI"]
         ),
         .executableTarget(
             name: "playerhostd",

@@ -24,6 +24,12 @@ done < <(imports Model/*.swift | grep -vE 'import (PlayerHostBase|HeapModule|Ord
 
 while IFS= read -r hit; do bad "Base/ imports nothing: $hit"; done < <(imports Base/*.swift)
 
+# The model takes typed values: wire decoding lives in Host/ModelJSON/. LocalizedString's stays
+# while npctl (Client/) reads it too.
+while IFS= read -r hit; do
+    bad "Model/ decodes no JSON (Host/ModelJSON/ does): $hit"
+done < <(grep -HnE 'init\??\(json:' Model/*.swift | grep -v '^Model/LocalizedString.swift:' || true)
+
 while IFS= read -r hit; do
     bad "Model/ renders nothing for the wire (Host/ModelJSON/ does): $hit"
 done < <(grep -HnE 'func (toJSON|[a-z][A-Za-z]*JSON)\(' Model/*.swift || true)
@@ -46,6 +52,12 @@ deps() { # target name → its dependency list, one line
 deps PlayerHostModel | grep -qE 'Loop|RPC|Client|Server|Host"|TOMLKit|Logging' && bad "Package.swift: PlayerHostModel depends on more than Base and swift-collections"
 deps PlayerHostClient | grep -qE 'PlayerHost(Loop|Server|Host|Config|Plugin)|TOMLKit' && bad "Package.swift: PlayerHostClient depends on the loop, server or host"
 deps PlayerHostRPC | grep -qE 'PlayerHost(Loop|Server|Host|Model)' && bad "Package.swift: PlayerHostRPC depends on more than Base"
+deps PlayerHostConfig | grep -qE 'PlayerHost(Loop|Server|Host)"' && bad "Package.swift: PlayerHostConfig depends on the loop, server or host"
+deps PlayerHostPluginAPI | grep -qE 'PlayerHost(Server|Host)"' && bad "Package.swift: PlayerHostPluginAPI re-exports the server or host"
+
+# Plugins (built-in and examples) use the plugin API, not the daemon's umbrella.
+while IFS= read -r hit; do bad "plugins import PlayerHostPluginAPI, not the daemon: $hit"; done \
+    < <(grep -rHnE '^\s*(@_exported +)?import PlayerHost(Host|Server)?$' ../Plugins ../../examples/swift-plugin/Sources 2>/dev/null || true)
 
 [ $fail -eq 0 ] && echo "check-layers: ok"
 exit $fail

@@ -1,5 +1,5 @@
 import Glibc
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// Every plugin compiled into playerhostd, in one place. Each speaks the same protocol an
 /// out-of-process plugin does (over a socketpair), so any of them could run as its own process.

@@ -1,4 +1,4 @@
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// Creates the configured clock-player sessions (main, pip, multiview, …): pure timelines with no
 /// audio, deterministic under a test clock. It acts for the host, so the sessions belong to the

@@ -34,7 +34,7 @@ import Testing
         let e = loadError(path)
         #expect(e == "configuration: \(path):2: a NUL byte (the file is not text; nothing after it would be read)", "\(e ?? "accepted")")
         // Given as text too.
-        #expect(throws: HostError.self) { try HostConfig.parse("coalesce_ms = 1\n\u{0}[[session]]\nid = \"a\"\nkind = \"main\"\n") }
+        #expect(throws: ConfigError.self) { try HostConfig.parse("coalesce_ms = 1\n\u{0}[[session]]\nid = \"a\"\nkind = \"main\"\n") }
         // And `--check-config` says so (it said ok).
         let checked = try runShell("'\(DaemonHarness.playerhostd)' --check-config '\(path)' 2>&1; echo \"exit $?\"")
         #expect(checked.output.contains("\(path):2: a NUL byte") && checked.output.hasSuffix("exit 1\n"), "\(checked.output)")
@@ -87,7 +87,7 @@ import Testing
     @Test func theStateFileLimitIsAKey() throws {
         #expect(try HostConfig.parse("max_state_file_mb = 8").maxStateFileBytes == 8 << 20)
         #expect(HostConfig().maxStateFileBytes == 64 << 20)
-        #expect(throws: HostError.self) { try HostConfig.parse("max_state_file_mb = 0") }
+        #expect(throws: ConfigError.self) { try HostConfig.parse("max_state_file_mb = 0") }
     }
 
     /// The limit is inclusive, and any limit (Int.max too) is safe to pass.

@@ -188,7 +188,7 @@ func infoEvents(_ events: [ModelEvent]) -> [PublishedInfo] {
         _ = try m.addTarget(session: "x", .play, client: 7, now: .zero)
         let sent = try m.sendCommand(.play, session: "x", now: at(1))
         guard case .awaiting(let d) = sent.value else { Issue.record("the backend is asked"); return }
-        #expect(invocations(sent.actions).first?.client == 7)
+        #expect(invocations(sent).first?.client == 7)
         _ = try m.resumeCommand(d, status: .success, now: at(2))
         #expect(!m.timeline("x").isPlaying, "the engine plays, then reports")
         _ = try m.sync("x", PlayerSync(rate: 1), at(2))

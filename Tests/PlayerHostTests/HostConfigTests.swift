@@ -15,7 +15,7 @@ import Testing
     }
 
     @Test func errorsAreOneClearLine() {
-        #expect(throws: HostError.self) { try HostConfig.parse("[[session]]\nid = 3\nkind = \"main\"") }
+        #expect(throws: ConfigError.self) { try HostConfig.parse("[[session]]\nid = 3\nkind = \"main\"") }
         do {
             _ = try HostConfig.parse("[[session]]\nid = \"a\"\nkind = \"main\"\n[[session]]\nid = \"a\"\nkind = \"pip\"")
             Issue.record("duplicate ids accepted")
@@ -32,7 +32,7 @@ import Testing
 
     @Test func missingOptionalFileIsEmptyButNamedFileIsRequired() throws {
         #expect(try HostConfig.load(path: "/nonexistent/p.toml", required: false) == HostConfig())
-        #expect(throws: HostError.self) { try HostConfig.load(path: "/nonexistent/p.toml", required: true) }
+        #expect(throws: ConfigError.self) { try HostConfig.load(path: "/nonexistent/p.toml", required: true) }
     }
 
     @Test func printsBackAsTOMLThatParsesToTheSame() throws {

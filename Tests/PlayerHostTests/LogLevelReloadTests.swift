@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func anUnknownLevelIsAConfigErrorWithItsName() throws {
-        #expect(throws: HostError.self) { try HostConfig.parse("log_level = \"loud\"\n") }
+        #expect(throws: ConfigError.self) { try HostConfig.parse("log_level = \"loud\"\n") }
         #expect(try HostConfig.parse("log_level = \"debug\"\n").effectiveLogLevel == .debug)
         #expect(try HostConfig.parse("").effectiveLogLevel == .info)
     }

@@ -90,6 +90,36 @@ import Testing
         #expect(try f.playerctl("metadata title") == "Alpha")
     }
 
+    /// Issue 24: PropertiesChanged carries what the export slot's gate published, never the live
+    /// model. A rate change waits in a window longer than the test; a command change inside it
+    /// is signalled at once, and its MaximumRate is computed from the published rate (1). Before,
+    /// the signal's values were read back from the live model as it went out: MaximumRate 2, the
+    /// held rate, on the bus (and, for a desktop that had 2 already, a change that changed nothing).
+    @Test func aValueTheGateHoldsNeverReachesTheBus() throws {
+        let f = try MPRISFixture(config: "coalesce_ms = 60000")
+        defer { f.close() }
+        #expect(try f.waitForName())
+        let m = try f.monitor(["type='signal',path='/org/mpris/MediaPlayer2'"])
+        defer { f.stop(m) }
+        let c = try f.harness.client()
+        defer { c.close() }
+        #expect(try f.property("MaximumRate").contains("2"), "the default rates go up to 2")
+        try c.call("command.send", ["session": "main", "command": "changePlaybackRate", "rate": 2])
+        #expect(try c.call("player.get", ["session": "main"])["rate"]?.doubleValue == 2)
+        #expect(try f.property("Rate").contains("2"), "a Get reads the live value")
+        try c.call("command.configure", ["session": "main", "command": "changePlaybackRate", "supportedPlaybackRates": [0.5, 1]])
+        // The command's signal: MaximumRate without Metadata (what start-up published, which may
+        // still be arriving, carries Metadata).
+        func commandSignal(_ output: String) -> String? {
+            output.split(separator: "signal time=").map(String.init)
+                .first { $0.contains("member=PropertiesChanged") && $0.contains("MaximumRate") && !$0.contains("Metadata") }
+        }
+        #expect(f.wait(m) { commandSignal($0) != nil }, "the command change, at once")
+        let signal = try #require(commandSignal(m.output))
+        #expect(signal.contains("double 1") && !signal.contains("double 2"), "the published rate's bounds only: \(signal)")
+        #expect(!signal.contains("\"Rate\""), "the held rate stays held")
+    }
+
     @Test func introspectionShowsBothInterfacesAsTheSpecTypesThem() throws {
         let f = try MPRISFixture()
         defer { f.close() }

@@ -65,7 +65,7 @@ import Testing
     @Test func exportModeIsAConfigKeyCheckedWithItsLine() throws {
         let ok = try HostConfig.parse("[mpris]\nexport = \"now-playing\"\n", source: "t.toml")
         #expect(ok.mpris?.export == "now-playing")
-        #expect(throws: HostError.self) { try HostConfig.parse("[mpris]\nexport = \"mirror\"\n", source: "t.toml") }
+        #expect(throws: ConfigError.self) { try HostConfig.parse("[mpris]\nexport = \"mirror\"\n", source: "t.toml") }
         do {
             _ = try HostConfig.parse("[mpris]\nenabled = true\nexport = \"mirror\"\n", source: "t.toml")
         } catch {

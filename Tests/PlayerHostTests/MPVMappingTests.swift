@@ -138,8 +138,8 @@ import Testing
     @Test func configuredOutputsParseAndEmptyOnesAreRefused() throws {
         let c = try HostConfig.parse("[mpv]\nao = \"pulse,null\"\naudio_device = \"auto\"\nvo = \"null\"\n")
         #expect(c.mpv == MPVConfig(audioOutput: "pulse,null", audioDevice: "auto", videoOutput: "null"))
-        #expect(throws: HostError.self) { try HostConfig.parse("[mpv]\nao = \"\"\n") }
-        #expect(throws: HostError.self) { try HostConfig.parse("[mpv]\nao = 3\n") }
+        #expect(throws: ConfigError.self) { try HostConfig.parse("[mpv]\nao = \"\"\n") }
+        #expect(throws: ConfigError.self) { try HostConfig.parse("[mpv]\nao = 3\n") }
         // A request may ask for a list of allowed outputs, not for one that writes files.
         let policy = MPVRequestPolicy()
         #expect(policy.checkAudioOutput("pulse,null") == nil)

@@ -47,7 +47,7 @@ import Testing
 
         let sent = try m.sendCommand(.like, session: "s", payload: ["extra": "kept"], now: at(1))
         guard case .awaiting(let d1) = sent.value else { Issue.record("expected awaiting"); return }
-        let call = try #require(invocations(sent.actions).first)
+        let call = try #require(invocations(sent).first)
         #expect(call == d1.awaiting)
         #expect(call.client == 8 && call.token == first && call.session == "s")
         #expect(call.toJSON() == ["command": "like", "session": "s", "token": .int(Int64(first)), "isNegative": false, "extra": "kept"])
@@ -117,9 +117,9 @@ import Testing
         _ = try m.removeTarget(session: "s", .skipForward, token: nil, now: .zero)
         _ = try m.addTarget(session: "s", .skipForward, client: 2, now: .zero)
         let r = try m.sendCommand(.skipForward, session: "s", now: .zero)
-        #expect(invocations(r.actions).first?.event.interval == 30)
+        #expect(invocations(r).first?.event.interval == 30)
         let r2 = try m.sendCommand(.skipForward, session: "s", payload: ["interval": 7.5], now: .zero)
-        #expect(invocations(r2.actions).first?.toJSON()["interval"] == 7.5)
+        #expect(invocations(r2).first?.toJSON()["interval"] == 7.5)
         expectModelError(.invalidArgument) { _ = try m.sendCommand(.skipForward, session: "s", payload: ["interval": -1], now: .zero) }
     }
 
@@ -145,7 +145,7 @@ import Testing
             _ = try m.sendCommand(.changeRepeatMode, session: "s", payload: ["repeatType": "sometimes"], now: at(2))
         }
         let ok = try m.sendCommand(.changeRepeatMode, session: "s", payload: ["repeatType": "all"], now: at(2))
-        #expect(invocations(ok.actions).count == 1)
+        #expect(invocations(ok).count == 1)
     }
 
     @Test func transportCommandsDriveThePlayer() throws {

@@ -36,9 +36,10 @@ func slotChanges(_ events: [ModelEvent]) -> [(SessionID?, SessionID?, NowPlaying
     events.compactMap { if case .nowPlayingChanged(let f, let t, let r) = $0 { return (f, t, r) } else { return nil } }
 }
 
-/// External calls requested by a result.
-func invocations(_ actions: [HostAction]) -> [ExternalInvocation] {
-    actions.compactMap { if case .invokeExternalTarget(let i) = $0 { return i } else { return nil } }
+/// The external call a sent command waits for (the dispatch's `awaiting`).
+func invocations(_ sent: ModelResult<CommandProgress>) -> [ExternalInvocation] {
+    guard case .awaiting(let d) = sent.value, let call = d.awaiting else { return [] }
+    return [call]
 }
 
 /// Asserts `body` throws a `ModelError` with `code`.

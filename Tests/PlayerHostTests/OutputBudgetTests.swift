@@ -61,7 +61,7 @@ import Testing
             #expect {
                 try HostConfig.parse(text, source: "ph.toml")
             } throws: { error in
-                guard case HostError.config(let message) = error else { return false }
+                guard case ConfigError.config(let message) = error else { return false }
                 return message.hasPrefix("ph.toml:2: \(key): must be") || message.hasPrefix("ph.toml:1: \(key): must be")
             }
         }

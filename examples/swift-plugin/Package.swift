@@ -12,7 +12,7 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "swift-clock-plugin",
-            dependencies: [.product(name: "PlayerHost", package: "PlayerHost")]
+            dependencies: [.product(name: "PlayerHostPluginAPI", package: "PlayerHost")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -36,7 +36,7 @@ public struct ArbiterConfig: Codable, Sendable, Equatable {
     }
 
     /// Refuses empty or over-long names and over-long lists, naming the key (`--check-config`).
-    func validate(source: String) throws(HostError) {
+    func validate(source: String) throws(ConfigError) {
         for (key, list) in [("priority", priority), ("ignore", ignore)] {
             guard let list else { continue }
             guard list.count <= Self.maxNames else {

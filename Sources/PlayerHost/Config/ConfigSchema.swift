@@ -58,12 +58,12 @@ public indirect enum ConfigValueKind: Sendable {
 enum ConfigSchema {
     /// Throws the first problem found, as `source[:line]: key.path: what is wrong`. `text` is the
     /// file, used only to find a key's line.
-    static func check(_ table: TOMLTable, against keys: [ConfigKey], source: String, text: String) throws(HostError) {
+    static func check(_ table: TOMLTable, against keys: [ConfigKey], source: String, text: String) throws(ConfigError) {
         let lines = KeyLines(text)
         try check(table, keys, path: [], source: source, lines: lines)
     }
 
-    private static func check(_ table: TOMLTable, _ keys: [ConfigKey], path: [String], source: String, lines: KeyLines) throws(HostError) {
+    private static func check(_ table: TOMLTable, _ keys: [ConfigKey], path: [String], source: String, lines: KeyLines) throws(ConfigError) {
         let known = Dictionary(keys.map { ($0.name, $0.kind) }, uniquingKeysWith: { a, _ in a })
         // Sorted so that the first problem reported does not depend on the table's hash order.
         for key in table.keys.sorted() {
@@ -79,7 +79,7 @@ enum ConfigSchema {
         }
     }
 
-    private static func check(_ value: TOMLValue, _ kind: ConfigValueKind, path: [String], source: String, lines: KeyLines) throws(HostError) {
+    private static func check(_ value: TOMLValue, _ kind: ConfigValueKind, path: [String], source: String, lines: KeyLines) throws(ConfigError) {
         let matches: Bool
         switch kind {
         case .string: if case .string = value { matches = true } else { matches = false }
@@ -120,7 +120,7 @@ enum ConfigSchema {
         KeyLines(text).line(of: key).map { "\(source):\($0)" } ?? source
     }
 
-    private static func fail(_ source: String, _ lines: KeyLines, _ path: [String], _ message: String) -> HostError {
+    private static func fail(_ source: String, _ lines: KeyLines, _ path: [String], _ message: String) -> ConfigError {
         let key = path.last.map { $0.split(separator: "[").first.map(String.init) ?? $0 } ?? ""
         let at = lines.line(of: key).map { "\(source):\($0)" } ?? source
         return .config("\(at): \(path.joined(separator: ".")): \(message)")

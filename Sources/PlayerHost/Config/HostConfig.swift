@@ -224,7 +224,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
 
     /// Parses TOML text; errors name the problem in one line: the key's path, its line when it
     /// can be found, and what was expected. Unknown keys are errors.
-    public static func parse(_ text: String, source: String = "config") throws(HostError) -> HostConfig {
+    public static func parse(_ text: String, source: String = "config") throws(ConfigError) -> HostConfig {
         try parse(Array(text.utf8), source: source)
     }
 
@@ -236,7 +236,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
     /// A symbolic link is followed if its final target is a regular file (dotfile managers link
     /// configs); a FIFO, a device or a file over `maxFileBytes` is refused with one error, and a
     /// FIFO never blocks. Blocking I/O: off the loop thread (`ConfigReloader` reads on a worker).
-    public static func load(path: String, required: Bool) throws(HostError) -> HostConfig {
+    public static func load(path: String, required: Bool) throws(ConfigError) -> HostConfig {
         let bytes: [UInt8]
         switch BoundedFile.read(path, maxBytes: maxFileBytes, links: .follow) {
         case .success(let b): bytes = b
@@ -249,7 +249,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
 
     /// Parses the file's bytes (UTF-8 TOML 1.0, `TOMLParser`). A NUL byte is refused with its
     /// line first: the file is not text.
-    public static func parse(_ bytes: [UInt8], source: String = "config") throws(HostError) -> HostConfig {
+    public static func parse(_ bytes: [UInt8], source: String = "config") throws(ConfigError) -> HostConfig {
         if let nul = bytes.firstIndex(of: 0) {
             let line = 1 + bytes[..<nul].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
             throw .config("\(source):\(line): a NUL byte (the file is not text; nothing after it would be read)")
@@ -305,9 +305,9 @@ public struct HostConfig: Codable, Sendable, Equatable {
          ("max_subscriptions_per_client", maxSubscriptionsPerClient)]
     }
 
-    func validate(source: String, text: String = "") throws(HostError) {
+    func validate(source: String, text: String = "") throws(ConfigError) {
         // Ranges: the error names the key and its line, like the schema's.
-        func check(_ key: String, _ value: Int?, _ range: ClosedRange<Int>) throws(HostError) {
+        func check(_ key: String, _ value: Int?, _ range: ClosedRange<Int>) throws(ConfigError) {
             guard let v = value, !range.contains(v) else { return }
             let at = ConfigSchema.location(of: key, source: source, text: text)
             throw .config("\(at): \(key): must be \(range.lowerBound)…\(range.upperBound), not \(v)")

@@ -77,7 +77,7 @@ public struct RemoteConfig: Codable, Sendable, Equatable {
     public var endpoint: (address: String, port: Int)? { listen.flatMap(Self.parse(listen:)) }
 
     /// Refuses what cannot work, naming the key (`--check-config`).
-    func validate(source: String) throws(HostError) {
+    func validate(source: String) throws(ConfigError) {
         if let listen {
             guard let (address, _) = Self.parse(listen: listen) else {
                 throw .config("\(source): remote.listen must be ADDRESS:PORT with an IPv4 address (\"127.0.0.1:8470\"), not '\(listen)'")

@@ -108,7 +108,7 @@ public final class ConfigReloader {
         let file = path ?? HostConfig.defaultPath(environment: env)
         let required = required
         let read: @Sendable () -> Read = {
-            do throws(HostError) {
+            do throws(ConfigError) {
                 return .loaded(try HostConfig.load(path: file, required: required))
             } catch {
                 if case .config(let text) = error { return .refused(text) }

@@ -15,7 +15,7 @@ public enum EventTopic: String, Sendable, Hashable, CaseIterable {
     /// What each track's artwork resolution came to (`artworkSettled`), failures included.
     case artwork
 
-    /// The topic of a model event.
+    /// The topic of a model event: the one event → topic table (the model knows no topics).
     public init(_ event: ModelEvent) {
         switch event {
         case .appRegistered, .appRemoved, .sessionCreated, .sessionClosed, .sessionOwnerChanged,
@@ -28,6 +28,11 @@ public enum EventTopic: String, Sendable, Hashable, CaseIterable {
         case .playerChanged: self = .players
         }
     }
+}
+
+extension ModelEvent {
+    /// The `events.subscribe` topic it belongs to, by name (`EventTopic`'s table: the only one).
+    public var topic: String { EventTopic(self).rawValue }
 }
 
 /// One published event, as every sink receives it: the typed value, and its wire form rendered
@@ -112,4 +117,18 @@ public protocol NowPlayingReading: AnyObject {
     /// The last value sent to the sinks (it may lag `currentNowPlaying()` by up to one
     /// coalescing window); nil when none was sent or the slot was empty.
     var publishedNowPlaying: NowPlayingSnapshot? { get }
+}
+
+/// A sink that shows a slot of its own beside the global Now Playing one: the MPRIS export's
+/// session (`[mpris] export = "own"` keeps showing the host's own session while an imported
+/// player holds Now Playing). The `Publisher` gates that slot like Now Playing, with a gate of
+/// its own: after every publication it asks for the slot's value, offers it, and hands the sink
+/// only what the gate lets through (first change at once, the rest coalesced, identical values
+/// dropped, placeholders guarded). Register with `Publisher.addSlot(_:)`.
+public protocol SlotSink: AnyObject {
+    /// The value the slot would show in `model` now (nil: empty), anchored like the Now Playing
+    /// value (`elapsed` as of its `timestamp`). Called on the loop thread after each publication.
+    func slotCandidate(in model: NowPlayingModel) -> NowPlayingSnapshot?
+    /// What the slot's gate published: the sink shows this, and nothing else.
+    func slotPublished(_ value: NowPlayingSnapshot?)
 }

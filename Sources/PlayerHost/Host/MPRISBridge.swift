@@ -14,13 +14,15 @@ import PlayerHostModel
 /// Owns `org.mpris.MediaPlayer2.playerhost` at `/org/mpris/MediaPlayer2` for as long as the
 /// daemon runs (not only while something is shown: a name that comes and goes makes desktop
 /// shells flicker; with nothing to show it is Stopped, with empty Metadata and `CanPlay` false,
-/// which shells take as "hide the card"). Its input is one typed value,
-/// `MPRISNowPlaying?`, from the gate's published Now Playing value (an `EventSink` for the
-/// `nowPlaying` topic; `commands` so Can* follow at once; `info` for an own session shown while
-/// it is not Now Playing); `MPRISProperties` maps it, and the diff with the previous mapping is
-/// what goes out: PropertiesChanged with the new values for real changes only, `Seeked` on a
-/// jump. Method calls and property writes become commands of the session shown through the same
-/// path as `command.send`.
+/// which shells take as "hide the card"). Its input is the export's own slot: the `Publisher`
+/// gates the session the export shows (a `SlotSink`: first change at once, later ones in the
+/// window merged, identical ones dropped), and the bridge shows only what that gate published,
+/// with the session's command center (`commands` events, so Can* follow at once).
+/// `MPRISProperties` maps it, and `MPRISSignal.between` the previous mapping and the new one is
+/// exactly what goes out: PropertiesChanged with the new values of what changed (none when
+/// nothing did), `Seeked` on a jump. Gets read the live value (a caller sees its command's
+/// effect at once); signals never do. Method calls and property writes become commands of the
+/// session shown through the same path as `command.send`.
 ///
 /// Lifecycle: disabled by `[mpris] enabled = false`; no session bus → the daemon runs without
 /// MPRIS and says so once; the bus going away → reconnect with backoff (100 ms doubling to 5 s).
@@ -43,8 +45,12 @@ public final class MPRISBridge: DBusObjectHandler {
     }
 
     public private(set) var status: Status = .connecting
-    /// The properties as last published.
+    /// The properties as last published (what the signals sent so far add up to).
     public private(set) var properties = MPRISProperties()
+    /// What the export's slot gate published last (nil: nothing shown).
+    public private(set) var slotValue: NowPlayingSnapshot?
+    /// Sees every signal the bridge builds, sent or not (no bus): tests read the payload here.
+    var onSignal: ((MPRISSignal) -> Void)?
     /// PropertiesChanged and Seeked signals sent since start.
     public private(set) var signalsSent = 0
     public private(set) var reconnects = 0
@@ -62,7 +68,8 @@ public final class MPRISBridge: DBusObjectHandler {
         set {
             guard newValue != selection.mode else { return }
             selection.mode = newValue
-            update(shownValue(slot: service.publisher.publishedNowPlaying))
+            // The slot shows another session now: offered to its gate like any change.
+            service.publisher.offerSlots()
         }
     }
     /// Opens a URI in a player plugin (OpenUri); nil when none can.
@@ -90,6 +97,8 @@ public final class MPRISBridge: DBusObjectHandler {
         self.service = service
         self.address = address
         self.enabled = enabled
+        // The export's own slot, gated by the publisher (followed without a bus too: `mpris.get`).
+        service.publisher.addSlot(self)
     }
 
     /// Sets `exportMode` from `[mpris] export` (validated with the config; anything else: `own`).
@@ -109,7 +118,7 @@ public final class MPRISBridge: DBusObjectHandler {
             logger.notice("no session bus (DBUS_SESSION_BUS_ADDRESS unset, no $XDG_RUNTIME_DIR/bus): running without MPRIS")
             return
         }
-        properties = MPRISProperties(currentValue())
+        properties = MPRISProperties(publishedValue())
         connect()
     }
 
@@ -133,9 +142,14 @@ public final class MPRISBridge: DBusObjectHandler {
 
     // MARK: - Input
 
-    /// The value shown now (guarded, elapsed inferred) with its command center.
+    /// The value shown now (guarded, elapsed inferred) with its command center: what Gets read.
     private func currentValue() -> MPRISNowPlaying? {
         shownValue(slot: service.publisher.currentNowPlaying())
+    }
+
+    /// What the export's slot gate published, with its session's command center: what signals carry.
+    private func publishedValue() -> MPRISNowPlaying? {
+        slotValue.map { MPRISNowPlaying($0, commands: commands(of: $0.session)) }
     }
 
     /// What the export shows while `slot` is the Now Playing value: that value when the selection
@@ -175,27 +189,30 @@ public final class MPRISBridge: DBusObjectHandler {
         service.model.sessions[session]?.commandCenter ?? CommandCenter()
     }
 
-    /// Publishes a new Now Playing value: PropertiesChanged for what differs, Seeked on a jump.
+    /// Publishes a new value of the export: PropertiesChanged with the new values of what
+    /// differs, Seeked on a jump (`MPRISSignal.between`).
     public func update(_ value: MPRISNowPlaying?) {
         liveCache = nil
         let new = MPRISProperties(value)
         let old = properties
         properties = new
-        guard let connection else { return }
-        let changed = new.changedPlayerProperties(since: old)
-        if !changed.isEmpty {
-            connection.emitPropertiesChanged(path: Self.objectPath, interface: .player, names: changed)
-            signalsSent += 1
-        }
-        if let position = new.seekedPosition(since: old) {
-            connection.emitSeeked(path: Self.objectPath, position: position)
+        for signal in MPRISSignal.between(old, new) {
+            onSignal?(signal)
+            guard let connection else { continue }
+            switch signal {
+            case .propertiesChanged(let changes):
+                connection.emitPropertiesChanged(path: Self.objectPath, interface: MPRISInterface.player.name, changed: changes.map { ($0.name, $0.value) })
+            case .seeked(let position):
+                connection.emitSeeked(path: Self.objectPath, position: position)
+            }
             signalsSent += 1
         }
     }
 
     // MARK: - DBusObjectHandler
 
-    public func value(of property: String, in interface: MPRISInterface) -> DBusValue? {
+    public func value(of property: String, in name: String) -> DBusValue? {
+        guard let interface = MPRISInterface(name: name) else { return nil }
         switch (interface, property) {
         case (.root, "CanQuit"), (.root, "CanRaise"), (.root, "HasTrackList"): return .boolean(false)
         case (.root, "Identity"): return .string(Self.identity)
@@ -213,11 +230,13 @@ public final class MPRISBridge: DBusObjectHandler {
         }
     }
 
-    public func set(_ property: String, in interface: MPRISInterface, to value: DBusValue) -> Result<Void, DBusError> {
-        carryOut(MPRISRequest.set(property, interface: interface, value: value, properties: liveProperties()))
+    public func set(_ property: String, in name: String, to value: DBusValue) -> Result<Void, DBusError> {
+        guard let interface = MPRISInterface(name: name) else { return .failure(.invalidArgs("no interface \(name)")) }
+        return carryOut(MPRISRequest.set(property, interface: interface, value: value, properties: liveProperties()))
     }
 
-    public func call(_ member: String, in interface: MPRISInterface, arguments: [DBusValue]) -> Result<Void, DBusError> {
+    public func call(_ member: String, in name: String, arguments: [DBusValue]) -> Result<Void, DBusError> {
+        guard let interface = MPRISInterface(name: name) else { return .failure(.invalidArgs("no interface \(name)")) }
         // Against the live value, as Gets show it (SetPosition's trackid comes from a Get).
         let live = liveProperties()
         return carryOut(MPRISRequest.call(member, interface: interface, arguments: arguments, properties: live, now: service.now))
@@ -279,7 +298,7 @@ public final class MPRISBridge: DBusObjectHandler {
         connection = c
         status = .connecting
         // What changed while away goes out as one PropertiesChanged once we are back.
-        update(currentValue())
+        update(publishedValue())
     }
 
     private func lost(_ reason: String) {
@@ -309,30 +328,37 @@ public final class MPRISBridge: DBusObjectHandler {
     }
 }
 
-extension MPRISBridge: EventSink {
-    /// The gated Now Playing value; command changes of the session shown (Can*, LoopStatus,
-    /// Shuffle, rates), which the gate does not carry; info changes and the closing of an own
-    /// session shown while not Now Playing (the gate carries only the slot's). Registered for
-    /// every topic so that any model change drops the live cache. Followed without a bus too:
-    /// `mpris.get` answers what the export would show.
+extension MPRISBridge: EventSink, SlotSink {
+    /// Command changes of the session shown (Can*, LoopStatus, Shuffle, rates), which the gate
+    /// does not carry: the slot's published value with the new command center (not the live
+    /// value: what the gate holds comes out when its window closes). Closed sessions leave the
+    /// selection's memory. Registered for every topic so that any model change drops the live cache.
     public func receive(_ event: PublishedEvent) {
         // Every model change comes with an event: the live value read by Gets is stale now.
         liveCache = nil
-        let published = service.publisher.publishedNowPlaying
         switch event.payload {
-        case .nowPlaying(let snapshot):
-            update(shownValue(slot: snapshot))
         case .model(.commandChanged(let session, _)) where session == properties.session:
-            // The last published value with the new command center (not the live one: what is
-            // held in the gate's window comes out when the window closes).
-            update(shownValue(slot: published))
-        case .model(.infoChanged(let session, _)) where session == properties.session && session != published?.session:
-            update(shownValue(slot: published))
+            update(publishedValue())
         case .model(.sessionClosed(let session, _)):
             selection.forget(session)
-            if session == properties.session, session != published?.session { update(shownValue(slot: published)) }
         default:
             break
         }
+    }
+
+    /// The session the export shows (`MPRISExportSelection`, from the live Now Playing session)
+    /// and its published info, anchored as the Now Playing value is: the slot's gate decides
+    /// what of it goes out, and when.
+    public func slotCandidate(in model: NowPlayingModel) -> NowPlayingSnapshot? {
+        guard let shown = selection.choose(nowPlaying: model.nowPlayingSession, sessions: { model.sessions[$0] }),
+              let s = model.sessions[shown] else { return nil }
+        let p = model.publishedInfo(s)
+        return NowPlayingSnapshot(session: shown, info: p.info, playbackState: p.playbackState, timestamp: p.timestamp, volume: p.volume)
+    }
+
+    /// What the slot's gate let through: the export shows it.
+    public func slotPublished(_ value: NowPlayingSnapshot?) {
+        slotValue = value
+        update(publishedValue())
     }
 }

@@ -96,8 +96,6 @@ public final class NowPlayingService {
             switch action {
             case .rearmTimer(let deadline):
                 rearm(deadline)
-            case .invokeExternalTarget:
-                break  // driven by `drive(_:promise:)`, which holds the dispatch it belongs to
             }
         }
     }

@@ -8,8 +8,12 @@ import PlayerHostModel
 /// order; the Now Playing value goes through the `NowPlayingGate` first (coalesced, deduplicated,
 /// placeholder-guarded). Nothing else publishes.
 ///
-/// One timer (the scheduler's) closes the gate's window; it is armed only while a value waits, so an idle
-/// host has no timer and no wake-ups.
+/// Each published slot has a gate of its own: the global Now Playing slot (socket subscribers),
+/// and each slot a `SlotSink` shows (the MPRIS export's session). A sink sees only what its
+/// slot's gate let through, so no consumer shows a value a gate still holds back.
+///
+/// One timer (the scheduler's) closes the gates' windows (armed for the earliest); it is armed
+/// only while a value waits, so an idle host has no timer and no wake-ups.
 public final class Publisher: NowPlayingReading {
     let scheduler: Scheduler
     let logger: Logger
@@ -21,6 +25,10 @@ public final class Publisher: NowPlayingReading {
     public private(set) var gate: NowPlayingGate
 
     private var sinks: [EventTopic: [EventSink]] = [:]
+    /// The slots besides Now Playing, each with its gate, in registration order.
+    private var slots: [GatedSlot] = []
+    /// The window deadline the timer is armed for (the earliest of the gates'); nil: disarmed.
+    private var armedWindow: MonotonicInstant?
     private var timer: HostTimer?
     /// Whether the gate's window timer is armed (a value waits): `host.stats.gateTimerArmed`.
     public var isWindowTimerArmed: Bool { timer?.isActive ?? false }
@@ -31,6 +39,16 @@ public final class Publisher: NowPlayingReading {
     /// disconnects, which publishes again): done after, in order.
     private var backlog: [Work] = []
     private var isPublishing = false
+
+    /// A `SlotSink`'s slot and the gate that stands before it.
+    private final class GatedSlot {
+        let sink: SlotSink
+        var gate: NowPlayingGate
+        init(sink: SlotSink, gate: NowPlayingGate) {
+            self.sink = sink
+            self.gate = gate
+        }
+    }
 
     private enum Work {
         case events([ModelEvent])
@@ -50,6 +68,9 @@ public final class Publisher: NowPlayingReading {
     /// Replaces the gate's configuration (before anything is published: the host's config).
     public func configure(_ configuration: NowPlayingGate.Configuration) {
         gate = NowPlayingGate(configuration)
+        for slot in slots { slot.gate = NowPlayingGate(configuration) }
+        armedWindow = nil
+        timer?.stop()
     }
 
     // MARK: - Sinks
@@ -62,6 +83,28 @@ public final class Publisher: NowPlayingReading {
     /// Unregisters a sink from every topic.
     public func remove(_ sink: EventSink) {
         for t in sinks.keys { sinks[t]?.removeAll { $0 === sink } }
+        slots.removeAll { $0.sink === sink as AnyObject }
+    }
+
+    /// Registers a slot of its own for `sink`, gated by a gate of its own (the Now Playing
+    /// gate's configuration). A value it shows already is offered at once (a new gate is quiet:
+    /// it goes out).
+    public func addSlot(_ sink: SlotSink) {
+        guard !slots.contains(where: { $0.sink === sink }) else { return }
+        slots.append(GatedSlot(sink: sink, gate: NowPlayingGate(gate.configuration)))
+        offerSlots()
+    }
+
+    /// Offers every slot's current value again (a sink changed what its slot shows: the MPRIS
+    /// export's mode). Through the gate like any change.
+    public func offerSlots() {
+        guard !slots.isEmpty else { return }
+        run(.events([]))
+    }
+
+    /// What `sink`'s slot gate published last: `.none` before its first send.
+    public func published(slotOf sink: SlotSink) -> NowPlayingSnapshot?? {
+        slots.first { $0.sink === sink }?.gate.published
     }
 
     // MARK: - Publishing
@@ -109,31 +152,62 @@ public final class Publisher: NowPlayingReading {
         let model = service.model
         for event in events {
             dispatch(PublishedEvent(.model(event), owner: Self.ownerClient(of: event, in: model)))
-            if case .sessionClosed(let s, _) = event { gate.forget(session: s) }
+            if case .sessionClosed(let s, _) = event {
+                gate.forget(session: s)
+                for slot in slots { slot.gate.forget(session: s) }
+            }
         }
+        let now = service.now
         if Self.touchesNowPlaying(events, in: model) {
             let before = gate.counters.placeholdersBlocked
-            let actions = gate.offer(Self.candidate(service.model), now: service.now)
+            let actions = gate.offer(Self.candidate(service.model), now: now)
             if gate.counters.placeholdersBlocked > before {
                 logger.debug("nowPlaying: placeholder kept from replacing a real value of the playing item")
             }
             apply(actions)
         }
+        // A slot's value may change with any event (its session's info, the session it shows,
+        // a close): offered after every publication; an unchanged value is dropped by its gate.
+        for slot in slots {
+            guard let current = self.service else { break }
+            let candidate = slot.sink.slotCandidate(in: current.model)
+            // Empty before its first value is where the sink starts: sending that would open a
+            // window and hold the slot's real first value (the Now Playing gate is offered only
+            // once its slot is touched).
+            if candidate == nil, case .none = slot.gate.published { continue }
+            apply(slot.gate.offer(candidate, now: now), to: slot)
+        }
+        rearmWindow()
     }
 
     private func windowClosed() {
         guard let service else { return }
-        apply(gate.windowClosed(at: max(service.now, gate.deadline ?? service.now)))
+        // The timer was armed for the earliest window; a gate whose window ends later keeps it.
+        let fired = armedWindow ?? service.now
+        armedWindow = nil
+        let at = max(service.now, fired)
+        apply(gate.windowClosed(at: at))
+        for slot in slots { apply(slot.gate.windowClosed(at: at), to: slot) }
+        rearmWindow()
     }
 
+    /// Carries out the Now Playing gate's sends (its timer requests are folded into `rearmWindow`).
     private func apply(_ actions: [NowPlayingGate.Action]) {
-        for action in actions {
-            switch action {
-            case .send(let value): dispatch(PublishedEvent(.nowPlaying(value)))
-            case .arm(let deadline): arm(deadline)
-            case .disarm: timer?.stop()
-            }
-        }
+        for case .send(let value) in actions { dispatch(PublishedEvent(.nowPlaying(value))) }
+    }
+
+    /// Hands a slot's sink what its gate sent.
+    private func apply(_ actions: [NowPlayingGate.Action], to slot: GatedSlot) {
+        for case .send(let value) in actions { slot.sink.slotPublished(value) }
+    }
+
+    /// One timer for every gate: armed for the earliest window that holds a value, stopped
+    /// when none does.
+    private func rearmWindow() {
+        let earliest = ([gate.deadline] + slots.map(\.gate.deadline)).compactMap { $0 }.min()
+        guard earliest != armedWindow else { return }
+        armedWindow = earliest
+        if let earliest { arm(earliest) } else { timer?.stop() }
     }
 
     private func dispatch(_ event: PublishedEvent) {

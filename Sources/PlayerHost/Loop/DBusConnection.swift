@@ -88,7 +88,7 @@ public final class DBusConnection {
             get: { ctx, iface, property, reply, error in
                 guard let me = DBusConnection.from(ctx), let property, let reply else { return -EINVAL }
                 let name = String(cString: property)
-                guard let value = me.objectHandler?.value(of: name, in: iface == Int32(PH_MPRIS_PLAYER) ? .player : .root) else {
+                guard let value = me.objectHandler?.value(of: name, in: DBusConnection.interfaceName(iface)) else {
                     return sd_bus_error_set(error, "org.freedesktop.DBus.Error.UnknownProperty", "no value for \(name)")
                 }
                 return DBusConnection.append(value, to: reply)
@@ -98,13 +98,13 @@ public final class DBusConnection {
                       let value = DBusConnection.readArguments(message).first else {
                     return sd_bus_error_set(error, "org.freedesktop.DBus.Error.InvalidArgs", "unreadable value")
                 }
-                let result = me.objectHandler?.set(String(cString: property), in: iface == Int32(PH_MPRIS_PLAYER) ? .player : .root, to: value)
+                let result = me.objectHandler?.set(String(cString: property), in: DBusConnection.interfaceName(iface), to: value)
                     ?? .failure(DBusError("org.freedesktop.DBus.Error.Failed", "the object is gone"))
                 return DBusConnection.reply(result, error)
             },
             call: { ctx, iface, member, message, error in
                 guard let me = DBusConnection.from(ctx), let member, let message else { return -EINVAL }
-                let result = me.objectHandler?.call(String(cString: member), in: iface == Int32(PH_MPRIS_PLAYER) ? .player : .root,
+                let result = me.objectHandler?.call(String(cString: member), in: DBusConnection.interfaceName(iface),
                                                     arguments: DBusConnection.readArguments(message))
                     ?? .failure(DBusError("org.freedesktop.DBus.Error.Failed", "the object is gone"))
                 return DBusConnection.reply(result, error)
@@ -148,16 +148,30 @@ public final class DBusConnection {
         rearm()
     }
 
-    /// Emits PropertiesChanged for `names` of an MPRIS interface, with their new values.
-    /// A failure is left for the next dispatch to find (the bus going away).
-    public func emitPropertiesChanged(path: String, interface: MPRISInterface, names: [String]) {
-        guard let bus, !names.isEmpty else { return }
-        var cstrings: [UnsafeMutablePointer<CChar>?] = names.map { strdup($0) }
-        cstrings.append(nil)
-        defer { for p in cstrings { free(p) } }
-        _ = cstrings.withUnsafeMutableBufferPointer { buf in
-            sd_bus_emit_properties_changed_strv(bus, path, ph_mpris_interface_name(Self.code(interface)), buf.baseAddress)
+    /// Emits PropertiesChanged on `interface` (a D-Bus interface name) carrying exactly `changed` (name, value),
+    /// in that order, with no invalidated names. The values are the caller's: nothing is read
+    /// back through the object's getters (which answer Gets with the live value). Nothing is
+    /// sent for an empty list. A failure is left for the next dispatch to find (the bus going away).
+    public func emitPropertiesChanged(path: String, interface: String, changed: [(name: String, value: DBusValue)]) {
+        guard let bus, !changed.isEmpty else { return }
+        var m: OpaquePointer?
+        guard sd_bus_message_new_signal(bus, &m, path, "org.freedesktop.DBus.Properties", "PropertiesChanged") >= 0, let m else { return }
+        defer { sd_bus_message_unref(m) }
+        var r = interface.withCString { sd_bus_message_append_basic(m, Self.t("s"), $0) }
+        if r >= 0 { r = sd_bus_message_open_container(m, Self.t("a"), "{sv}") }
+        for (name, value) in changed where r >= 0 {
+            r = sd_bus_message_open_container(m, Self.t("e"), "sv")
+            if r >= 0 { r = name.withCString { sd_bus_message_append_basic(m, Self.t("s"), $0) } }
+            if r >= 0 { r = sd_bus_message_open_container(m, Self.t("v"), value.signature) }
+            if r >= 0 { r = Self.append(value, to: m) }
+            if r >= 0 { r = sd_bus_message_close_container(m) }
+            if r >= 0 { r = sd_bus_message_close_container(m) }
         }
+        if r >= 0 { r = sd_bus_message_close_container(m) }
+        if r >= 0 { r = sd_bus_message_open_container(m, Self.t("a"), "s") }
+        if r >= 0 { r = sd_bus_message_close_container(m) }
+        guard r >= 0 else { return }
+        _ = sd_bus_send(bus, m, nil)
         rearm()
     }
 
@@ -241,8 +255,9 @@ public final class DBusConnection {
         return Unmanaged<DBusConnection>.fromOpaque(ctx).takeUnretainedValue()
     }
 
-    private static func code(_ i: MPRISInterface) -> Int32 {
-        i == .player ? Int32(PH_MPRIS_PLAYER) : Int32(PH_MPRIS_ROOT)
+    /// The D-Bus name of a vtable interface code.
+    private static func interfaceName(_ code: Int32) -> String {
+        String(cString: ph_mpris_interface_name(code))
     }
 
     private static func reply(_ result: Result<Void, DBusError>, _ error: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {

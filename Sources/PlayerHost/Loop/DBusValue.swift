@@ -67,21 +67,13 @@ public struct DBusError: Error, Sendable, Hashable {
     }
 }
 
-/// Which of the two MPRIS interfaces a property or method belongs to.
-public enum MPRISInterface: Sendable, Hashable {
-    /// `org.mpris.MediaPlayer2`
-    case root
-    /// `org.mpris.MediaPlayer2.Player`
-    case player
-}
-
-/// What an exported MPRIS object answers. Called on the loop thread, from inside
-/// `sd_bus_process`.
+/// What an exported object answers, by D-Bus interface name (the MPRIS meaning of the names is
+/// the MPRIS layer's: `MPRISInterface`). Called on the loop thread, from inside `sd_bus_process`.
 public protocol DBusObjectHandler: AnyObject {
     /// The current value of a property; nil → an error reply.
-    func value(of property: String, in interface: MPRISInterface) -> DBusValue?
+    func value(of property: String, in interface: String) -> DBusValue?
     /// A property write (sd-bus checked the type against the vtable already).
-    func set(_ property: String, in interface: MPRISInterface, to value: DBusValue) -> Result<Void, DBusError>
+    func set(_ property: String, in interface: String, to value: DBusValue) -> Result<Void, DBusError>
     /// A method call with its arguments (type-checked by sd-bus against the vtable).
-    func call(_ member: String, in interface: MPRISInterface, arguments: [DBusValue]) -> Result<Void, DBusError>
+    func call(_ member: String, in interface: String, arguments: [DBusValue]) -> Result<Void, DBusError>
 }

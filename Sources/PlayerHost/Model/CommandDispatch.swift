@@ -51,7 +51,7 @@ public struct CommandDispatch: Sendable, Hashable {
 public enum CommandProgress: Sendable, Hashable {
     /// Every target ran.
     case finished(CommandOutcome)
-    /// Waiting for `dispatch.awaiting` (also listed in the result's actions).
+    /// Waiting for `dispatch.awaiting`: the caller sends it (`CommandRun`) and answers with `resumeCommand`.
     case awaiting(CommandDispatch)
 }
 

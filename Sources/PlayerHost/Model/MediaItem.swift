@@ -21,47 +21,6 @@ public struct MediaItem: Sendable, Hashable {
         self.info = info
     }
 
-    /// Validates an item object `{title?, artist?, duration?, url?, info?}` (SPEC `player.load`).
-    public init(json: JSON) throws {
-        guard let o = json.objectValue else { throw ModelError.invalid("an item must be a JSON object") }
-        for key in o.keys where !["title", "artist", "duration", "url", "info"].contains(key) {
-            throw ModelError.invalid("unknown item field '\(key)'", ["field": .string(key)])
-        }
-        func string(_ k: String) throws -> String? {
-            guard let v = o[k], !v.isNull else { return nil }
-            guard let s = v.stringValue else { throw ModelError.invalid("item \(k) must be a string") }
-            return s
-        }
-        /// Title and artist may be localized (SPEC: every string key may be); the plain field
-        /// keeps the `und` text, the item's info the whole value.
-        func text(_ k: String) throws -> LocalizedString? {
-            guard let v = o[k], !v.isNull else { return nil }
-            guard let s = LocalizedString(json: v) else {
-                throw ModelError.invalid("item \(k) must be a string or an object of language → string")
-            }
-            return s
-        }
-        let localizedTitle = try text("title")
-        let localizedArtist = try text("artist")
-        title = localizedTitle?.resolved()
-        artist = localizedArtist?.resolved()
-        url = try string("url")
-        if let d = o["duration"], !d.isNull {
-            guard let v = d.doubleValue, v.isFinite, v >= 0 else {
-                throw ModelError.invalid("item duration must be a non-negative number of seconds")
-            }
-            duration = try TimeBound.check(v, "duration")
-        }
-        if let i = o["info"], !i.isNull {
-            info = try NowPlayingInfo(json: i)
-        } else {
-            info = NowPlayingInfo()
-        }
-        for (key, value) in [(InfoKey.title, localizedTitle), (.artist, localizedArtist)] {
-            if let value, !value.isPlain, info[key] == nil { info[key] = .text(value) }
-        }
-    }
-
     /// The item's info with `title`, `artist`, `assetURL` and `duration` filled from the fields.
     public var effectiveInfo: NowPlayingInfo {
         var fields = NowPlayingInfo()

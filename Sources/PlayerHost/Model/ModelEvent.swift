@@ -51,20 +51,6 @@ public enum ModelEvent: Sendable, Hashable {
     /// A sent command finished running through its targets.
     case commandHandled(CommandOutcome)
 
-    /// The `events.subscribe` topic it belongs to.
-    public var topic: String {
-        switch self {
-        case .appRegistered, .appRemoved, .sessionCreated, .sessionClosed, .sessionOwnerChanged,
-            .activeChanged, .canBecomeActiveChanged:
-            return "sessions"
-        case .nowPlayingChanged: return "nowPlaying"
-        case .infoChanged: return "info"
-        case .commandChanged, .commandHandled: return "commands"
-        case .audioChanged, .interruptionBegan, .interruptionEnded: return "audio"
-        case .playerChanged: return "players"
-        }
-    }
-
     /// The session it concerns, if any.
     public var session: SessionID? {
         switch self {

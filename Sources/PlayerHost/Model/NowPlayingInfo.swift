@@ -37,42 +37,6 @@ public enum InfoValue: Sendable, Hashable {
     case timeRanges([TimeRange])
     case languageOptions([LanguageOption])
     case extra([String: JSON])
-
-    /// Validates `json` as the value of `key`; throws `invalidInfo` naming the key.
-    public init(key: InfoKey, json: JSON) throws {
-        func bad(_ what: String) -> ModelError { ModelError.info("\(key.rawValue) must be \(what)", key: key.rawValue) }
-        switch key {
-        case .title, .artist, .albumTitle, .albumArtist, .genre, .composer, .assetURL, .serviceIdentifier:
-            guard let s = LocalizedString(json: json) else { throw bad("a string or an object of language → string") }
-            self = .text(s)
-        case .trackNumber, .trackCount, .discNumber, .queueIndex, .queueCount, .chapterNumber, .chapterCount:
-            guard let i = json.intValue, i >= 0 else { throw bad("a non-negative integer") }
-            self = .integer(i)
-        case .duration, .elapsed, .creditsStartTime:
-            guard let d = json.doubleValue, d.isFinite, d >= 0 else { throw bad("a non-negative number") }
-            self = .number(try TimeBound.check(d, key.rawValue))
-        case .rate, .defaultRate:
-            guard let d = json.doubleValue, d.isFinite else { throw bad("a number") }
-            self = .number(d)
-        case .isLiveStream:
-            guard let b = json.boolValue else { throw bad("a boolean") }
-            self = .flag(b)
-        case .mediaType:
-            guard let m = json.stringValue.flatMap(MediaType.init(rawValue:)) else { throw bad("none, audio or video") }
-            self = .mediaType(m)
-        case .artwork:
-            self = .artwork(try Artwork(json: json))
-        case .adTimeRanges:
-            guard let a = json.arrayValue else { throw bad("an array of {start, end} or {start, duration}") }
-            self = .timeRanges(try a.map(TimeRange.init(json:)))
-        case .languageOptions:
-            guard let a = json.arrayValue else { throw bad("an array of language options") }
-            self = .languageOptions(try a.map(LanguageOption.init(json:)))
-        case .extra:
-            guard let o = json.objectValue else { throw bad("an object") }
-            self = .extra(o)
-        }
-    }
 }
 
 /// A change to info: keys to set and keys to remove (`null` on the wire).
@@ -87,18 +51,6 @@ public struct InfoPatch: Sendable, Hashable {
 
     /// Every key the patch touches.
     public var keys: Set<InfoKey> { remove.union(set.keys) }
-
-    /// Validates a JSON object of key → value (`null` removes). Unknown keys and bad types throw
-    /// `invalidInfo`; nothing is partially accepted.
-    public init(json: JSON) throws {
-        guard let o = json.objectValue else { throw ModelError.info("info must be a JSON object") }
-        for (name, value) in o {
-            guard let key = InfoKey(rawValue: name) else {
-                throw ModelError.info("unknown info key '\(name)' (plugin keys go in extra)", key: name)
-            }
-            if value.isNull { remove.insert(key) } else { set[key] = try InfoValue(key: key, json: value) }
-        }
-    }
 }
 
 /// A now-playing dictionary with typed values (≈ MPNowPlayingInfoCenter.nowPlayingInfo).
@@ -106,12 +58,6 @@ public struct NowPlayingInfo: Sendable, Hashable {
     public private(set) var values: [InfoKey: InfoValue]
 
     public init(_ values: [InfoKey: InfoValue] = [:]) { self.values = values }
-
-    /// Validates a JSON object; `null` values are simply absent.
-    public init(json: JSON) throws {
-        let patch = try InfoPatch(json: json)
-        values = patch.set
-    }
 
     public var isEmpty: Bool { values.isEmpty }
     public var keys: [InfoKey] { values.keys.sorted() }

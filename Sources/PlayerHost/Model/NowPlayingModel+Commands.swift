@@ -191,7 +191,6 @@ extension NowPlayingModel {
                 let call = ExternalInvocation(dispatchID: d.id, client: client, token: target.token,
                                               session: d.session, event: d.event)
                 d.awaiting = call
-                actions.append(.invokeExternalTarget(call))
                 return .awaiting(d)
             }
         }

@@ -3,13 +3,12 @@ import PlayerHostBase
 /// Info: `info.get/set/update`, `nowPlaying.get`, and the publishing mode.
 extension NowPlayingModel {
 
-    /// `info.set`: replaces the session's info (`null` values are simply absent). While
-    /// publishing automatically, writes to any key are refused (`automaticKey`): the players and
-    /// the current item own them.
-    public mutating func setInfo(session id: SessionID, info json: JSON, now: MonotonicInstant) throws -> ModelResult<PublishedInfo> {
+    /// `info.set`: replaces the session's info with the patch's values (its removals are simply
+    /// absent). While publishing automatically, writes to any key are refused (`automaticKey`):
+    /// the players and the current item own them. (The wire's JSON is decoded by the host.)
+    public mutating func setInfo(session id: SessionID, info patch: InfoPatch, now: MonotonicInstant) throws -> ModelResult<PublishedInfo> {
         try perform(now) { m, t in
             let s = try m.session(id)
-            let patch = try InfoPatch(json: json)
             try m.refuseAutomaticKeys(s, patch.keys)
             return try m.replaceInfo(s, with: patch.set, now: t)
         }
@@ -27,13 +26,13 @@ extension NowPlayingModel {
         return publishedInfo(sessions[s.id]!)
     }
 
-    /// `info.update`: merges the given keys, keeps the rest, `null` removes a key. The timestamp
+    /// `info.update`: merges the patch's keys, keeps the rest, drops its removals. The timestamp
     /// moves only when `elapsed` or `rate` is written; a rate change without an elapsed first
     /// re-anchors elapsed to its inferred value, so the position does not jump.
-    public mutating func updateInfo(session id: SessionID, info json: JSON, now: MonotonicInstant) throws -> ModelResult<PublishedInfo> {
+    public mutating func updateInfo(session id: SessionID, info patch: InfoPatch, now: MonotonicInstant) throws -> ModelResult<PublishedInfo> {
         try perform(now) { m, t in
             let s = try m.session(id)
-            var patch = try InfoPatch(json: json)
+            var patch = patch
             try m.refuseAutomaticKeys(s, patch.keys)
             let touchesTime = patch.keys.contains(.elapsed) || patch.keys.contains(.rate)
             if touchesTime, !patch.keys.contains(.elapsed), let e = s.manualInfo.elapsed {

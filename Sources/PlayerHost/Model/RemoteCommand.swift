@@ -60,16 +60,6 @@ public enum CommandStatus: Int, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// Parses a wire name or the numeric value (as an out-of-process handler may answer either).
-    public init?(json: JSON) {
-        if let s = json.stringValue, let m = CommandStatus.allCases.first(where: { $0.name == s }) {
-            self = m
-        } else if let i = json.intValue, let m = CommandStatus(rawValue: i) {
-            self = m
-        } else {
-            return nil
-        }
-    }
 }
 
 /// Per-command configuration; only the properties relevant to a command are shown or accepted.

@@ -1,5 +1,5 @@
 import Glibc
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// One desktop MPRIS player brought into the model: its own app connection (named after its
 /// `Identity`, so the arbiter and audio interruptions treat it like any other app), one external

@@ -1,4 +1,4 @@
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// What goes out of the imported player: publish rounds to the host (command enables, the
 /// audio session, `player.sync`), and commands and interruptions to the player.

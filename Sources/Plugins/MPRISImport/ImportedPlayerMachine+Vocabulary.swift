@@ -1,4 +1,4 @@
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// The imported player's vocabulary: its phases, inputs, actions and what a bus reply is for.
 extension ImportedPlayerMachine {

@@ -1,4 +1,4 @@
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// One desktop MPRIS player brought into the model, as a pure state machine: the import's
 /// phases (read the root, read the player, open the app, create the session, ready, closed),

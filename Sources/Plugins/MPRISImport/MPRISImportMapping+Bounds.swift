@@ -1,4 +1,4 @@
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// What the importer takes from a desktop player, bounded: a peer on the session bus controls
 /// every value here, so each is checked the way MPRIS reads out-of-range input — as absent —

@@ -1,4 +1,4 @@
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// What a desktop player's MPRIS2 properties mean to the model, and which MPRIS call each remote
 /// command becomes. Pure: no bus, no host; `MPRISImportMappingTests` covers it without spawning.

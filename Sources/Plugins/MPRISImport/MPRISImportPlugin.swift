@@ -1,5 +1,5 @@
 import Glibc
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// `[mpris]` import settings.
 public struct MPRISImportOptions: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// What one remote command does to mpv: the IPC commands to send, in order, and how to answer.
 /// Pure, so the mapping of the command center onto mpv reads (and is tested) in one place.

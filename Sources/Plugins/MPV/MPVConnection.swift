@@ -1,5 +1,5 @@
 import Glibc
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// What mpv said went wrong with a command (its `error` string), or that the connection ended.
 struct MPVError: Error, CustomStringConvertible, Equatable {

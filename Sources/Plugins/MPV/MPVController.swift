@@ -1,5 +1,5 @@
 import Glibc
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// One mpv session's player: the driver of its `MPVSessionMachine`. It owns what the machine
 /// only names — the `mpv` child process, its IPC connection (`MPVConnection`), the timers (from

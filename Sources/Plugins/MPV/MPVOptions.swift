@@ -1,5 +1,5 @@
 import Glibc
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// How the plugin runs mpv: which binary, which audio/video outputs, extra arguments, and where
 /// the private IPC sockets live.

@@ -1,4 +1,4 @@
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// The queue verbs an mpc user expects, on an mpv session's own queue: `mpv.clear`,
 /// `mpv.remove {index}`, `mpv.move {from, to}` and `mpv.jump {index}` (indices 0-based; npctl's

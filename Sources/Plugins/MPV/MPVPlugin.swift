@@ -1,5 +1,5 @@
 import Glibc
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// Real playback: sessions whose player is an `mpv` child process driven over its JSON IPC.
 ///

@@ -1,4 +1,4 @@
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// What queue edits (`mpv.open`'s modes, `mpv.clear`, `mpv.remove`, `mpv.move`, `mpv.jump`)
 /// send to mpv, given its playlist as read at that moment. Pure, so the index arithmetic reads

@@ -1,4 +1,4 @@
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// What a request may ask of mpv, and what mpv's children inherit.
 ///

@@ -1,4 +1,4 @@
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// What the mpv plugin keeps of one session across a daemon restart, to reopen it — paused — in
 /// a new mpv: the files, the item, the position, the modes, the volume and mute, and the outputs

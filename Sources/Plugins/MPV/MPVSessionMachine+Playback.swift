@@ -1,4 +1,4 @@
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// mpv's events, the restore after a death, and the waiters for mpv's next playback restart.
 extension MPVSessionMachine {

@@ -1,4 +1,4 @@
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// The host's requests (remote commands, queue edits, interruptions) and mpv's replies: every
 /// command whose reply matters carries a tag (`Purpose`), and every tag is settled exactly once —

@@ -1,4 +1,4 @@
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// Reporting mpv's true state to the host (`player.sync`) at key moments only.
 ///

@@ -1,4 +1,4 @@
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// The session machine's vocabulary: its inputs and actions, its timers, the host requests it
 /// answers and what a tagged reply is for.

@@ -1,5 +1,5 @@
 import Glibc
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// One mpv session's player as a pure state machine: what phase the session's mpv is in, what
 /// it waits for, and what to do about each thing that happens.

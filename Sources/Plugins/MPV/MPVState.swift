@@ -1,4 +1,4 @@
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// What the plugin knows of one mpv: the properties it observes — never `time-pos`, which
 /// changes continuously and would be a stream of ticks — plus the tags it learned per file, and

@@ -1,4 +1,4 @@
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// A state machine's named timers on a `Scheduler`: the driver's half of the machine's
 /// `arm(id, afterMS:)` and `cancel(id)` actions. One scheduler timer per armed id, closed when

@@ -1,5 +1,5 @@
 import Glibc
-import PlayerHost
+import PlayerHostPluginAPI
 
 /// swift-clock: a session plugin in Swift, run as its own process by `PluginRunner`.
 ///

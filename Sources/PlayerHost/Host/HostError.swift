@@ -1,3 +1,4 @@
+import PlayerHostConfig
 import PlayerHostLoop
 import PlayerHostServer
 
@@ -6,6 +7,9 @@ public enum HostError: Error, CustomStringConvertible {
     case server(ServerError)
     case loop(LoopError)
     case config(String)
+
+    /// A refused configuration.
+    public init(_ error: ConfigError) { self = .config(error.message) }
 
     public var description: String {
         switch self {
