@@ -35,7 +35,7 @@ public final class EmbeddedHost: ConnectionDirectory {
     }
 
     /// A host with the configuration file's text applied (TOML, as `playerhostd --config` reads).
-    public convenience init(configTOML: String, limits: RPCLimits = RPCLimits()) throws(HostError) {
+    public convenience init(configTOML: String, limits: RPCLimits = RPCLimits()) throws(ConfigError) {
         self.init(config: try HostConfig.parse(configTOML, source: "embedded.toml"), limits: limits)
     }
 
