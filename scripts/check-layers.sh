@@ -2,12 +2,13 @@
 # The layer rules, checked by grep as a second line behind the compiler (Package.swift's target
 # graph is the real check: a layer that imports what it does not depend on does not build).
 # What this adds: no one widens the graph by editing Package.swift without noticing.
-#  - only Loop/ imports the C libraries (CUV, CSDBus, CCurl);
+#  - only Loop/ imports the C libraries (CUV, CSDBus, CCurl, CWebSockets);
 #  - Model/ imports nothing but the standard library, Base and swift-collections,
 #    and renders nothing for the wire (its toJSON renderers live in Host/ModelJSON/);
 #  - Base/ imports nothing at all;
 #  - RPC/ and Client/ open no libuv and no Foundation; Client/ never imports Server, Host, Loop;
-#  - nothing in Sources/PlayerHost imports Foundation (TOMLKit brings it in, in Config/ only).
+#  - nothing in Sources/PlayerHost imports Foundation (the config's TOML reader is our own), and
+#    playerhostd takes no argument parser (it would bring FoundationEssentials back).
 set -euo pipefail
 cd "$(dirname "$0")/../Sources/PlayerHost"
 fail=0
@@ -16,7 +17,7 @@ imports() { grep -HnE '^\s*(@[A-Za-z_]+(\([^)]*\))? +)*(public |package |interna
 
 while IFS= read -r hit; do
     case "$hit" in Loop/*) ;; *) bad "only Loop/ may import a C library: $hit" ;; esac
-done < <(imports */*.swift | grep -E 'import (CUV|CSDBus|CCurl)\b' || true)
+done < <(imports */*.swift | grep -E 'import (CUV|CSDBus|CCurl|CWebSockets)\b' || true)
 
 while IFS= read -r hit; do
     bad "Model/ imports only PlayerHostBase and swift-collections: $hit"
@@ -45,6 +46,9 @@ done < <(imports RPC/*.swift | grep -E 'import (PlayerHostLoop|PlayerHostServer|
 while IFS= read -r hit; do bad "no Foundation in the library: $hit"; done \
     < <(imports */*.swift | grep -E 'import (Foundation|FoundationEssentials)\b' || true)
 
+while IFS= read -r hit; do bad "playerhostd reads its command line itself (DaemonCommandLine): $hit"; done \
+    < <(imports ../playerhostd/*.swift | grep -E 'import (ArgumentParser|Foundation|FoundationEssentials)\b' || true)
+
 # The graph itself, as declared: the same rules in Package.swift's dependency lists.
 deps() { # target name → its dependency list, one line
     awk -v t="\"$1\"" '$0 ~ "name: " t {on=1} on {print} on && /path:/ {exit}' ../../Package.swift | tr -d '\n'
@@ -53,6 +57,8 @@ deps PlayerHostModel | grep -qE 'Loop|RPC|Client|Server|Host"|TOMLKit|Logging' &
 deps PlayerHostClient | grep -qE 'PlayerHost(Loop|Server|Host|Config|Plugin)|TOMLKit' && bad "Package.swift: PlayerHostClient depends on the loop, server or host"
 deps PlayerHostRPC | grep -qE 'PlayerHost(Loop|Server|Host|Model)' && bad "Package.swift: PlayerHostRPC depends on more than Base"
 deps PlayerHostConfig | grep -qE 'PlayerHost(Loop|Server|Host)"' && bad "Package.swift: PlayerHostConfig depends on the loop, server or host"
+awk '/^ *name: "playerhostd",/ {on=1} on {print} on && /^        \),/ {exit}' ../../Package.swift | grep -q 'ArgumentParser' &&
+    bad "Package.swift: playerhostd depends on swift-argument-parser (FoundationEssentials)"
 deps PlayerHostPluginAPI | grep -qE 'PlayerHost(Server|Host)"' && bad "Package.swift: PlayerHostPluginAPI re-exports the server or host"
 
 # Plugins (built-in and examples) use the plugin API, not the daemon's umbrella.
