@@ -8,7 +8,8 @@ import Testing
 
 /// Issue 23 (player selection) against the real binary: a pinned paused session stays Now
 /// Playing while another app plays; unpinned, the playing one takes over; the pin survives a
-/// restart of the daemon.
+/// restart of the daemon (the state file). `[arbiter]` on reload and refused pins are host
+/// logic: `PinOverSocketTests`, on an embedded host.
 @Suite(.serialized) struct PinEndToEndTests {
     /// An eligible session with one item; playing when `play`.
     func make(_ c: ControlClient, _ id: String, play: Bool) throws {
@@ -66,36 +67,5 @@ import Testing
         #expect(try nowPlaying(c) == "kept", "the pin came back with the daemon")
         #expect(try c.call("arbiter.unpin")["unpinned"] == "kept")
         #expect(try nowPlaying(c) == "later")
-    }
-
-    /// `[arbiter] ignore` from the file at start and again on reload: the ignored session leaves
-    /// the slot at once, and is back when the reload drops it.
-    @Test func aReloadAppliesArbiterIgnore() throws {
-        let d = try DaemonHarness()
-        defer { d.close() }
-        let config = d.directory + "/c.toml"
-        try runShell("printf '[arbiter]\\npriority = [\"x\"]\\n' > '\(config)'")
-        #expect(try d.start(["--config", config]))
-        let c = try d.client()
-        #expect(try c.call("arbiter.explain")["priority"] == ["x"])
-        try make(c, "loud", play: true)
-        #expect(try nowPlaying(c) == "loud")
-        try runShell("printf '[arbiter]\\nignore = [\"loud\"]\\n' > '\(config)'")
-        try c.call("host.reload")
-        #expect(try nowPlaying(c) == nil, "ignored: never Now Playing")
-        let why = try c.call("arbiter.explain", ["session": "loud"])["sessions"]?.arrayValue?.first
-        #expect(why?["nowPlayingReason"]?.stringValue?.contains("ignored") == true)
-        try runShell("printf 'command_timeout_ms = 500\\n' > '\(config)'")
-        try c.call("host.reload")
-        #expect(try nowPlaying(c) == "loud")
-    }
-
-    @Test func pinningANameThatNamesNothingIsRefused() throws {
-        let d = try DaemonHarness()
-        defer { d.close() }
-        #expect(try d.start())
-        #expect(throws: ClientError.self) { try d.client().call("arbiter.pin", ["player": "nope"]) }
-        let methods = try d.client().call("rpc.discover")["methods"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
-        #expect(methods.contains("arbiter.pin") && methods.contains("arbiter.unpin"))
     }
 }

@@ -1,0 +1,44 @@
+import Testing
+@testable import PlayerHost
+
+/// Issue 23 (player selection) through the protocol, on an embedded host: `[arbiter]` applied
+/// at start and on reload, and `arbiter.pin` refusing a name that names nothing. (The pin kept
+/// across a daemon restart needs the state file: `PinEndToEndTests`.)
+@Suite(.serialized) struct PinOverSocketTests {
+    /// An eligible session with one item; playing when `play`.
+    func make(_ c: EmbeddedClient, _ id: String, play: Bool) throws {
+        try c.call("session.create", ["id": .string(id), "kind": "main"])
+        try c.call("audio.configure", ["session": .string(id), "category": "playback"])
+        try c.call("audio.activate", ["session": .string(id)])
+        try c.call("player.load", ["session": .string(id), "items": [["title": .string(id), "duration": 600]]])
+        try c.call("command.bindDefaults", ["session": .string(id)])
+        if play { try c.call("player.play", ["session": .string(id)]) }
+    }
+
+    func nowPlaying(_ c: EmbeddedClient) throws -> String? { try c.call("arbiter.explain")["nowPlaying"]?.stringValue }
+
+    /// `[arbiter] ignore` from the file at start and again on reload: the ignored session leaves
+    /// the slot at once, and is back when the reload drops it.
+    @Test func aReloadAppliesArbiterIgnore() throws {
+        let d = try EmbeddedHost(configTOML: "[arbiter]\npriority = [\"x\"]\n")
+        defer { d.close() }
+        let c = try d.client()
+        #expect(try c.call("arbiter.explain")["priority"] == ["x"])
+        try make(c, "loud", play: true)
+        #expect(try nowPlaying(c) == "loud")
+        d.reload(try HostConfig.parse("[arbiter]\nignore = [\"loud\"]\n"))
+        #expect(try nowPlaying(c) == nil, "ignored: never Now Playing")
+        let why = try c.call("arbiter.explain", ["session": "loud"])["sessions"]?.arrayValue?.first
+        #expect(why?["nowPlayingReason"]?.stringValue?.contains("ignored") == true)
+        d.reload(try HostConfig.parse("command_timeout_ms = 500\n"))
+        #expect(try nowPlaying(c) == "loud")
+    }
+
+    @Test func pinningANameThatNamesNothingIsRefused() throws {
+        let d = EmbeddedHost()
+        defer { d.close() }
+        #expect(throws: ClientError.self) { try d.client().call("arbiter.pin", ["player": "nope"]) }
+        let methods = try d.client().call("rpc.discover")["methods"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
+        #expect(methods.contains("arbiter.pin") && methods.contains("arbiter.unpin"))
+    }
+}
