@@ -114,7 +114,8 @@ import Testing
             output.split(separator: "signal time=").map(String.init)
                 .first { $0.contains("member=PropertiesChanged") && $0.contains("MaximumRate") && !$0.contains("Metadata") }
         }
-        #expect(f.wait(m) { commandSignal($0) != nil }, "the command change, at once")
+        // dbus-monitor's output arrives in pieces: wait for the entry's value, not just its name.
+        #expect(f.wait(m) { commandSignal($0)?.contains("double") ?? false }, "the command change, at once")
         let signal = try #require(commandSignal(m.output))
         #expect(signal.contains("double 1") && !signal.contains("double 2"), "the published rate's bounds only: \(signal)")
         #expect(!signal.contains("\"Rate\""), "the held rate stays held")
