@@ -13,7 +13,8 @@ import PlayerHostRPC
 /// one arrives, and pushes the page a new `state` only when it differs; the page's buttons become
 /// `command.send` (the session's command center, like a media key) and
 /// `session.becomeActiveIfPossible`. It offers `remote.pair`, `remote.devices`, `remote.revoke`
-/// and `remote.status` to `npctl remote`.
+/// and `remote.status` to `npctl remote`, and `remote.enable` / `remote.disable`, which write
+/// `remote.toml` beside the config and reload: it is attached whether or not the remote is on.
 public final class RemoteService: SessionPlugin {
     public let name = "remote"
     public var actsForHost: Bool { true }
@@ -38,12 +39,21 @@ public final class RemoteService: SessionPlugin {
     var slowReaderSeconds: Int { config.slowReaderSeconds ?? 10 }
     /// Counts loads: a reload's load supersedes one still on the thread pool.
     private var generation = 0
+    /// The config file `remote.toml` goes beside (`RemoteService+Enable`).
+    let configPath: String
+    /// A load or a stop is under way: `whenSettled` waits for it.
+    var isSettling = false
+    var onSettled: [() -> Void] = []
+    /// `remote.enable` / `remote.disable` calls, one write and reload at a time.
+    var switches: [(overlay: RemoteOverlay, reply: (Result<JSON, RPCError>) -> Void)] = []
+    var isSwitching = false
     /// Replies a page may have waiting before it counts as a slow reader.
     static let maxQueuedReplies = 64
 
-    public init(config: RemoteConfig, stateDirectory: String, logger: Logger) {
+    public init(config: RemoteConfig, stateDirectory: String, configPath: String, logger: Logger) {
         self.config = config
         self.stateDirectory = stateDirectory
+        self.configPath = configPath
         self.logger = logger
         codes = PairingCodes(validSeconds: config.pairingCodeSeconds ?? 120)
     }
@@ -77,19 +87,26 @@ public final class RemoteService: SessionPlugin {
 
     public func attach(_ context: PluginContext) {
         self.context = context
-        context.onEvent = { [weak self] _ in self?.refresh() }
+        // Off, there is no page to keep up to date.
+        context.onEvent = { [weak self] _ in if self?.server != nil { self?.refresh() } }
         context.subscribe(["nowPlaying", "sessions", "info", "audio"])
         provideMethods(context)
-        load()
+        if config.listen != nil { load() }
     }
 
     /// A reload (SIGHUP, `host.reload`) with a changed `[remote]`: the server stops (its pages
-    /// reconnect) and starts again with the new table; without `listen` it stays stopped. A
-    /// `[remote]` added after start needs a restart (the host attaches the remote at start only).
+    /// reconnect) and starts again with the new table; without `listen` it stays stopped. The
+    /// remote is attached even when off, so a `[remote]` added after start applies too.
     public func reload(_ hostConfig: HostConfig) {
         let new = hostConfig.remote ?? RemoteConfig()
-        guard new != config, context != nil else { return }
+        guard context != nil else { return }
+        // Where `listen` came from alone (the same address now from remote.toml) restarts nothing.
+        var same = new
+        same.source = config.source
+        let changed = same != config, wasOn = config.listen != nil || server != nil
         config = new
+        guard changed, new.listen != nil || wasOn else { return }
+        isSettling = true
         codes.validMilliseconds = UInt64(max(new.pairingCodeSeconds ?? 120, 1)) * 1000
         generation += 1
         let restart = { [weak self] in
@@ -98,6 +115,7 @@ public final class RemoteService: SessionPlugin {
                 self.load()
             } else {
                 self.logger.info("remote: stopped by a reload (no [remote] listen)")
+                self.settled()
             }
         }
         tls = nil
@@ -114,6 +132,8 @@ public final class RemoteService: SessionPlugin {
         guard let context else { return }
         generation += 1
         let mine = generation
+        isSettling = true
+        lastError = nil
         let dir = Self.pageDirectory(configured: config.pageDirectory)
         let devicesPath = self.devicesPath, stateDirectory = self.stateDirectory, config = self.config
         RemoteFiles.offLoop(context.loop, { () -> (Result<[String: [UInt8]], RemoteFileError>, JSON?, RemoteTLS) in
@@ -125,6 +145,7 @@ public final class RemoteService: SessionPlugin {
             return (page, devices, RemoteTLS.prepare(config: config, stateDirectory: stateDirectory))
         }) { [weak self] loaded in
             guard let self, let context = self.context, !context.isClosed, mine == self.generation, self.server == nil else { return }
+            defer { self.settled() }
             guard let (page, devices, tls) = loaded else { return self.fail("the page could not be loaded") }
             switch tls {
             case .plain: break
