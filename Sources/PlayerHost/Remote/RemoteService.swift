@@ -47,6 +47,8 @@ public final class RemoteService: SessionPlugin {
     /// `remote.enable` / `remote.disable` calls, one write and reload at a time.
     var switches: [(overlay: RemoteOverlay, reply: (Result<JSON, RPCError>) -> Void)] = []
     var isSwitching = false
+    /// Subscribed to the host's events: from the first load on (off, the host sends nothing).
+    var isSubscribed = false
     /// Replies a page may have waiting before it counts as a slow reader.
     static let maxQueuedReplies = 64
 
@@ -89,7 +91,6 @@ public final class RemoteService: SessionPlugin {
         self.context = context
         // Off, there is no page to keep up to date.
         context.onEvent = { [weak self] _ in if self?.server != nil { self?.refresh() } }
-        context.subscribe(["nowPlaying", "sessions", "info", "audio"])
         provideMethods(context)
         if config.listen != nil { load() }
     }
@@ -134,6 +135,10 @@ public final class RemoteService: SessionPlugin {
         let mine = generation
         isSettling = true
         lastError = nil
+        if !isSubscribed {
+            isSubscribed = true
+            context.subscribe(["nowPlaying", "sessions", "info", "audio"])
+        }
         let dir = Self.pageDirectory(configured: config.pageDirectory)
         let devicesPath = self.devicesPath, stateDirectory = self.stateDirectory, config = self.config
         RemoteFiles.offLoop(context.loop, { () -> (Result<[String: [UInt8]], RemoteFileError>, JSON?, RemoteTLS) in
