@@ -118,7 +118,6 @@ import Testing
         let h = try start()
         defer { h.close() }
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
         var a = sockaddr_in()
         a.sin_family = sa_family_t(AF_INET)
         a.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
@@ -132,6 +131,10 @@ import Testing
         #expect(r.status != 0 && r.output.contains("does not listen") && r.output.contains("\(port)"), "\(r.output)")
         let doctor = try npctl(h, "doctor").output
         #expect(doctor.contains("remote: ") && doctor.contains("from \(h.directory)/remote.toml") && doctor.contains("last error"), "\(doctor)")
+        // Freed: the same enable tries again (the setting did not change, the port did).
+        close(fd)
+        let again = try npctl(h, "remote enable --port \(port)")
+        #expect(again.status == 0 && again.output.contains("listening on http://127.0.0.1:\(port)"), "\(again.output)")
         #expect(h.stop()?.status == 0)
     }
 }

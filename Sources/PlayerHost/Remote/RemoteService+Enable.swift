@@ -84,6 +84,8 @@ extension RemoteService {
                                             data: ["file": .string(file)])))
                     return self.nextSwitch()
                 }
+                // On, unchanged, but not listening (its port was taken): this enable tries again.
+                if self.config.listen != nil, self.server == nil, !self.isSettling { self.load() }
                 self.whenSettled { [weak self] in
                     guard let self else { return reply(.failure(RPCError(.shuttingDown, "the remote is stopping"))) }
                     reply(.success(self.statusJSON))

@@ -132,7 +132,7 @@ public final class RemoteService: SessionPlugin {
     }
 
     /// Reads the page, the devices and the TLS files off the loop, then listens.
-    private func load() {
+    func load() {
         guard let context else { return }
         generation += 1
         let mine = generation
