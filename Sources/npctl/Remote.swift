@@ -5,22 +5,27 @@ import PlayerHostBase
 import PlayerHostClient
 import PlayerHostRPC
 
-/// `npctl remote …`: the web remote (issue 25) — pair a phone, list and revoke devices, status.
+/// `npctl remote …`: the web remote (issue 25) — turn it on or off, pair a phone, list and
+/// revoke devices, status.
 struct RemoteVerb: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remote",
-        abstract: "The web remote: pair a phone, list or revoke paired devices, show its state.",
+        abstract: "The web remote: turn it on or off, pair a phone, list or revoke paired devices, show its state.",
         discussion: """
-            The remote is on when the config has a [remote] table with listen = "127.0.0.1:PORT" \
-            (README, "Web remote"). `npctl remote pair` prints a one-time URL (valid 120 s, one \
-            use) and its QR code: opening it on the phone pairs it.
+            `npctl remote enable --lan` turns it on for the LAN (TLS, a self-signed certificate \
+            unless the config names one); without --lan it listens on 127.0.0.1. The daemon \
+            writes that to remote.toml beside the config (your file stays untouched; remote.toml \
+            wins over its [remote] listen) and applies it at once. `npctl remote pair` prints a \
+            one-time URL (valid 120 s, one use) and its QR code: opening it on the phone pairs it.
 
             Examples:
+              npctl remote enable --lan
               npctl remote pair --name phone
               npctl remote devices
               npctl remote revoke phone
             """,
-        subcommands: [RemotePair.self, RemoteDevices.self, RemoteRevoke.self, RemoteStatus.self],
+        subcommands: [RemoteEnable.self, RemoteDisable.self, RemotePair.self, RemoteDevices.self, RemoteRevoke.self,
+                      RemoteStatus.self],
         defaultSubcommand: RemoteStatus.self)
 
     /// Calls a `remote.*` method, saying what to do when the remote is not configured.
@@ -30,6 +35,7 @@ struct RemoteVerb: ParsableCommand {
             return try link.client.call(method, params)
         } catch {
             if case .rpc(let e) = error, e.code == RPCErrorCode.methodNotFound.rawValue {
+                // A daemon from before `remote.enable`: the remote is attached only when configured.
                 throw Failure("the web remote is off: add [remote] listen = \"127.0.0.1:8470\" to the config and restart the daemon")
             }
             throw HostLink.failure(error)
@@ -119,10 +125,16 @@ struct RemoteStatus: ParsableCommand {
         }
     }
 
-    /// One line: `listening on http://127.0.0.1:8470 · 2 devices · 1 page open`.
+    /// One line: `listening on http://127.0.0.1:8470 (from …/remote.toml) · 2 devices · 1 page open`.
     static func line(_ r: JSON) -> String {
         var parts: [String] = []
-        if r["listening"] == true, let url = r["url"]?.stringValue { parts.append("listening on \(url)") } else { parts.append("not listening") }
+        let source = r["source"]?.stringValue.map { " (from \($0))" } ?? ""
+        if r["enabled"] == false { return "off\(source) · npctl remote enable [--lan] turns it on" }
+        if r["listening"] == true, let url = r["url"]?.stringValue {
+            parts.append("listening on \(url)\(source)")
+        } else {
+            parts.append("not listening\(source)")
+        }
         parts.append("\(r["devices"]?.intValue ?? 0) device(s)")
         parts.append("\(r["pages"]?.intValue ?? 0) page(s) open")
         if let e = r["lastError"]?.stringValue { parts.append("last error: \(e)") }
@@ -160,5 +172,48 @@ enum QRText {
             y += 2
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+/// `npctl remote enable [--lan] [--port N]`.
+struct RemoteEnable: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "enable",
+        abstract: "Turn the web remote on, at once: on 127.0.0.1, or with --lan on every address, with TLS.",
+        discussion: "The daemon writes remote.toml beside its config file (the config itself is not touched) and applies it without a restart.")
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Listen on the LAN (0.0.0.0), always with TLS: the config's certificate, else a self-signed one.") var lan = false
+    @Option(help: ArgumentHelp("The TCP port (default: the one in effect, else 8470).", valueName: "port")) var port: Int?
+
+    func run() throws {
+        try reporting {
+            var params: [String: JSON] = ["lan": .bool(lan)]
+            if let port { params["port"] = .int(Int64(port)) }
+            let r = try RemoteVerb.call(global, "remote.enable", params)
+            if global.json { return print(r.jsonString) }
+            guard r["listening"] == true else {
+                throw Failure("the remote is set on in \(r["overlay"]?.stringValue ?? "remote.toml") but does not listen: "
+                              + (r["lastError"]?.stringValue ?? "unknown error"))
+            }
+            print(RemoteStatus.line(r))
+            if let fp = r["fingerprint"]?.stringValue { print("certificate SHA-256 \(fp)") }
+            print("next: npctl remote pair --name phone")
+        }
+    }
+}
+
+/// `npctl remote disable`.
+struct RemoteDisable: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "disable",
+        abstract: "Turn the web remote off, at once (writes enabled = false to remote.toml beside the config).")
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try reporting {
+            let r = try RemoteVerb.call(global, "remote.disable")
+            if global.json { return print(r.jsonString) }
+            print(RemoteStatus.line(r))
+        }
     }
 }

@@ -180,9 +180,10 @@ import Testing
         let host = try HostDaemon(options: options, logger: .init(label: "test"))
         try host.start()
         #expect(access(dir + "/cache/playerhost/artwork", F_OK) == 0, "the artwork cache is the test's own")
-        // Active handles when idle: the listening socket, the lock file's watcher (inotify) and
-        // three signal watchers, no timer.
-        #expect(host.loop.activeHandleTypes == ["pipe", "poll", "signal", "signal", "signal"])
+        // Active handles when idle: the listening socket, the web remote's in-process connection
+        // (both ends; attached while off, so `npctl remote enable` needs no restart), the lock
+        // file's watcher (inotify) and three signal watchers, no timer.
+        #expect(host.loop.activeHandleTypes == ["pipe", "pipe", "pipe", "poll", "signal", "signal", "signal"])
         host.shutdown(reason: "test")
         // The shutdown closes every handle the daemon opened; once the loop ran dry the one left
         // is the shutdown deadline — unreferenced, it cannot keep the loop alive, and `finish()`

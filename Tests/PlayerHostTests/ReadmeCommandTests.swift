@@ -144,6 +144,9 @@ struct ReadmeCommand: Hashable, CustomStringConvertible {
         if words.contains("watch") { return "interactive" }
         if words.contains("--follow") || words.contains("-F") { return "never ends" }
         if c.arguments.hasPrefix("daemon stop") { return "would stop the daemon the other lines talk to" }
+        if c.arguments.hasPrefix("remote enable") || c.arguments.hasPrefix("remote disable") {
+            return "would write remote.toml beside the demo's config (examples/) and take a TCP port"
+        }
         // `daemon start` runs: the private daemon answers, so it says "already running" and
         // starts nothing (against an empty socket it would start a daemon).
         if !mpv, needsMPV(c) { return "no mpv or sox here" }
@@ -167,12 +170,11 @@ struct ReadmeCommand: Hashable, CustomStringConvertible {
         // The demo's sessions have no cover.
         "artwork": "the session shows no artwork",
         "artwork --size 300x300": "the session shows no artwork",
-        // The demo does not turn the web remote on (it would take a TCP port).
+        // The demo does not turn the web remote on (it would take a TCP port); `npctl remote` says it is off.
         "remote pair": "the web remote is off",
         "remote pair --name phone": "the web remote is off",
         "remote devices": "the web remote is off",
         "remote revoke phone": "the web remote is off",
-        "remote": "the web remote is off",
     ]
 
     /// The README's deliberate usage error: "a usage error (`npctl rate abc`, …) is one line and exit 2".

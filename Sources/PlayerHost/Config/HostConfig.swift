@@ -237,14 +237,16 @@ public struct HostConfig: Codable, Sendable, Equatable {
     /// configs); a FIFO, a device or a file over `maxFileBytes` is refused with one error, and a
     /// FIFO never blocks. Blocking I/O: off the loop thread (`ConfigReloader` reads on a worker).
     public static func load(path: String, required: Bool) throws(ConfigError) -> HostConfig {
-        let bytes: [UInt8]
+        var config: HostConfig
         switch BoundedFile.read(path, maxBytes: maxFileBytes, links: .follow) {
-        case .success(let b): bytes = b
+        case .success(let b): config = try parse(b, source: path)
         case .failure(let e):
-            if !required && e.errno == ENOENT { return HostConfig() }
-            throw .config(e.description)
+            guard !required && e.errno == ENOENT else { throw .config(e.description) }
+            config = HostConfig()
         }
-        return try parse(bytes, source: path)
+        // `remote.toml` beside it (`npctl remote enable`): its `listen` wins over `[remote]`'s.
+        config.remote = try RemoteOverlay.merged(config.remote, besideConfig: path)
+        return config
     }
 
     /// Parses the file's bytes (UTF-8 TOML 1.0, `TOMLParser`). A NUL byte is refused with its

@@ -30,6 +30,10 @@ public struct RemoteConfig: Codable, Sendable, Equatable {
     /// self-signed pair in the state dir (`remote-cert.pem`, `remote-key.pem`).
     public var certificate: String?
     public var key: String?
+    /// Where `listen` came from: nil for the config file, else the overlay's path
+    /// (`remote.toml`, written by `npctl remote enable` / `disable`; see `RemoteOverlay`).
+    /// Not a key of the file.
+    public var source: String? = nil
 
     static let schema: [ConfigKey] = [
         ConfigKey("listen", .string),

@@ -194,11 +194,12 @@ public final class HostDaemon {
     }
 
     private func startPlugins() {
-        // The web remote (issue 25): a built-in client of the host, there when `[remote] listen` is.
-        if let remote = options.config.remote, remote.listen != nil {
+        // The web remote (issue 25): a built-in client of the host, always there (off without
+        // `[remote] listen`), so `npctl remote enable` needs no restart.
+        do {
             let dir = StateStore.defaultDirectory(explicit: options.stateDirectory ?? options.config.stateDirectory,
                                                   environment: SocketLocation.currentEnvironment())
-            plugins.append(RemoteService(config: remote, stateDirectory: dir, logger: logger))
+            plugins.append(RemoteService(config: options.config.remote ?? RemoteConfig(), stateDirectory: dir, configPath: options.configPath ?? HostConfig.defaultPath(environment: options.effectiveEnvironment), logger: logger))
         }
         for plugin in plugins { inProcess.attach(plugin, server: server, loop: loop) }
         for (name, error) in inProcess.failures { logger.error("plugin \(name) failed: \(error)") }

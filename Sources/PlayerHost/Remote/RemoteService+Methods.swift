@@ -4,23 +4,33 @@ import PlayerHostLoop
 import PlayerHostPlugin
 import PlayerHostRPC
 import PlayerHostClient
+import PlayerHostConfig
 
 /// `remote.pair`, `remote.devices`, `remote.revoke` and `remote.status`, offered through the host
-/// (`plugin.provide`) for `npctl remote`: they exist only while the remote is configured.
+/// (`plugin.provide`) for `npctl remote`, with `remote.enable` and `remote.disable`
+/// (`RemoteService+Enable`). While the remote is off, pair, devices and revoke say so.
 extension RemoteService {
+    /// The error of a method that needs the remote on.
+    var offError: RPCError? {
+        config.listen == nil ? RPCError(.invalidState, "the web remote is off: npctl remote enable [--lan] turns it on") : nil
+    }
+
     func provideMethods(_ context: PluginContext) {
+        provideSwitchMethods(context)
         context.provide("remote.pair", summary: "A one-time pairing URL for a device (params: name).") { [weak self] params, reply in
             guard let self else { return reply(.failure(RPCError(.shuttingDown, "the remote is stopping"))) }
             reply(self.pairResult(name: params["name"]?.stringValue))
         }
         context.provide("remote.devices", summary: "The paired devices, with when each was last used and whether it is connected.") {
             [weak self] _, reply in
+            if let off = self?.offError { return reply(.failure(off)) }
             reply(.success(self?.devicesJSON ?? .array([])))
         }
         context.provide("remote.revoke", summary: "Unpairs a device by name and closes its open pages (params: name).") { [weak self] params, reply in
             guard let self, let name = params["name"]?.stringValue else {
                 return reply(.failure(RPCError(.invalidArgument, "remote.revoke needs a name")))
             }
+            if let off = self.offError { return reply(.failure(off)) }
             guard let closed = self.revoke(name) else {
                 return reply(.failure(RPCError(.invalidArgument, "no paired device is called '\(name)'",
                                                data: ["devices": .array(self.devices.devices.map { .string($0.name) })])))
@@ -33,6 +43,7 @@ extension RemoteService {
     }
 
     func pairResult(name: String?) -> Result<JSON, RPCError> {
+        if let off = offError { return .failure(off) }
         guard server != nil, let context else {
             return .failure(RPCError(.invalidState, "the remote is not listening" + (lastError.map { ": \($0)" } ?? "")))
         }
@@ -68,6 +79,11 @@ extension RemoteService {
             "maxConnections": .int(Int64(maxConnections)),
         ]
         if server != nil { o["url"] = .string(baseURL) }
+        // Where the setting comes from: the config file, or remote.toml (`npctl remote enable`).
+        o["enabled"] = .bool(config.listen != nil)
+        if let listen = config.listen { o["listen"] = .string(listen) }
+        o["source"] = .string(config.source ?? configPath)
+        o["overlay"] = .string(RemoteOverlay.path(besideConfig: configPath))
         if let fingerprint { o["fingerprint"] = .string(fingerprint) }
         if let lastError { o["lastError"] = .string(lastError) }
         return .object(o)

@@ -13,7 +13,8 @@ import PlayerHostRPC
 /// one arrives, and pushes the page a new `state` only when it differs; the page's buttons become
 /// `command.send` (the session's command center, like a media key) and
 /// `session.becomeActiveIfPossible`. It offers `remote.pair`, `remote.devices`, `remote.revoke`
-/// and `remote.status` to `npctl remote`.
+/// and `remote.status` to `npctl remote`, and `remote.enable` / `remote.disable`, which write
+/// `remote.toml` beside the config and reload: it is attached whether or not the remote is on.
 public final class RemoteService: SessionPlugin {
     public let name = "remote"
     public var actsForHost: Bool { true }
@@ -38,12 +39,26 @@ public final class RemoteService: SessionPlugin {
     var slowReaderSeconds: Int { config.slowReaderSeconds ?? 10 }
     /// Counts loads: a reload's load supersedes one still on the thread pool.
     private var generation = 0
+    /// The config file `remote.toml` goes beside (`RemoteService+Enable`).
+    let configPath: String
+    /// A load or a stop is under way: `whenSettled` waits for it.
+    var isSettling = false
+    var onSettled: [() -> Void] = []
+    /// `remote.enable` / `remote.disable` calls, one write and reload at a time.
+    var switches: [(overlay: RemoteOverlay, reply: (Result<JSON, RPCError>) -> Void)] = []
+    var isSwitching = false
+    /// Servers whose bind failed inside lws: destroying their context crashes lws, so they are
+    /// kept (a race between `bindError`'s check and lws' bind; each holds no socket).
+    nonisolated(unsafe) static var unboundServers: [WebServer] = []
+    /// Subscribed to the host's events: from the first load on (off, the host sends nothing).
+    var isSubscribed = false
     /// Replies a page may have waiting before it counts as a slow reader.
     static let maxQueuedReplies = 64
 
-    public init(config: RemoteConfig, stateDirectory: String, logger: Logger) {
+    public init(config: RemoteConfig, stateDirectory: String, configPath: String, logger: Logger) {
         self.config = config
         self.stateDirectory = stateDirectory
+        self.configPath = configPath
         self.logger = logger
         codes = PairingCodes(validSeconds: config.pairingCodeSeconds ?? 120)
     }
@@ -77,19 +92,25 @@ public final class RemoteService: SessionPlugin {
 
     public func attach(_ context: PluginContext) {
         self.context = context
-        context.onEvent = { [weak self] _ in self?.refresh() }
-        context.subscribe(["nowPlaying", "sessions", "info", "audio"])
+        // Off, there is no page to keep up to date.
+        context.onEvent = { [weak self] _ in if self?.server != nil { self?.refresh() } }
         provideMethods(context)
-        load()
+        if config.listen != nil { load() }
     }
 
     /// A reload (SIGHUP, `host.reload`) with a changed `[remote]`: the server stops (its pages
-    /// reconnect) and starts again with the new table; without `listen` it stays stopped. A
-    /// `[remote]` added after start needs a restart (the host attaches the remote at start only).
+    /// reconnect) and starts again with the new table; without `listen` it stays stopped. The
+    /// remote is attached even when off, so a `[remote]` added after start applies too.
     public func reload(_ hostConfig: HostConfig) {
         let new = hostConfig.remote ?? RemoteConfig()
-        guard new != config, context != nil else { return }
+        guard context != nil else { return }
+        // Where `listen` came from alone (the same address now from remote.toml) restarts nothing.
+        var same = new
+        same.source = config.source
+        let changed = same != config, wasOn = config.listen != nil || server != nil
         config = new
+        guard changed, new.listen != nil || wasOn else { return }
+        isSettling = true
         codes.validMilliseconds = UInt64(max(new.pairingCodeSeconds ?? 120, 1)) * 1000
         generation += 1
         let restart = { [weak self] in
@@ -98,6 +119,7 @@ public final class RemoteService: SessionPlugin {
                 self.load()
             } else {
                 self.logger.info("remote: stopped by a reload (no [remote] listen)")
+                self.settled()
             }
         }
         tls = nil
@@ -110,10 +132,16 @@ public final class RemoteService: SessionPlugin {
     }
 
     /// Reads the page, the devices and the TLS files off the loop, then listens.
-    private func load() {
+    func load() {
         guard let context else { return }
         generation += 1
         let mine = generation
+        isSettling = true
+        lastError = nil
+        if !isSubscribed {
+            isSubscribed = true
+            context.subscribe(["nowPlaying", "sessions", "info", "audio"])
+        }
         let dir = Self.pageDirectory(configured: config.pageDirectory)
         let devicesPath = self.devicesPath, stateDirectory = self.stateDirectory, config = self.config
         RemoteFiles.offLoop(context.loop, { () -> (Result<[String: [UInt8]], RemoteFileError>, JSON?, RemoteTLS) in
@@ -125,6 +153,7 @@ public final class RemoteService: SessionPlugin {
             return (page, devices, RemoteTLS.prepare(config: config, stateDirectory: stateDirectory))
         }) { [weak self] loaded in
             guard let self, let context = self.context, !context.isClosed, mine == self.generation, self.server == nil else { return }
+            defer { self.settled() }
             guard let (page, devices, tls) = loaded else { return self.fail("the page could not be loaded") }
             switch tls {
             case .plain: break
@@ -158,6 +187,11 @@ public final class RemoteService: SessionPlugin {
 
     private func listen(loop: EventLoop) {
         guard let (address, port) = config.endpoint else { return fail("remote.listen is not ADDRESS:PORT") }
+        // lws makes its context even when the bind fails, and destroying such a context
+        // crashes it: a port someone else holds is found out before lws is asked.
+        if let e = RemoteFiles.bindError(address: address, port: port) {
+            return fail("cannot listen on \(address):\(port): \(String(cString: strerror(e)))")
+        }
         let s = WebServer(loop: loop)
         wire(s)
         do {
@@ -165,6 +199,12 @@ public final class RemoteService: SessionPlugin {
                                           certificatePath: tls?.certificate, keyPath: tls?.key))
         } catch {
             return fail("cannot listen on \(address):\(port): \(error.operation)")
+        }
+        // Taken between the check and lws' bind: lws has no port then. Its context is kept,
+        // never destroyed (that crashes lws), and saying "listening" would be a lie.
+        guard s.port > 0 else {
+            Self.unboundServers.append(s)
+            return fail("cannot listen on \(address):\(port): the address is in use or not this machine's")
         }
         server = s
         logger.info("remote: listening on \(baseURL)")
