@@ -4,7 +4,8 @@
 # What this adds: no one widens the graph by editing Package.swift without noticing.
 #  - only Loop/ imports the C libraries (CUV, CSDBus, CCurl, CWebSockets);
 #  - Model/ imports nothing but the standard library, Base and swift-collections,
-#    and renders nothing for the wire (its toJSON renderers live in Host/ModelJSON/);
+#    renders nothing for the wire (its toJSON renderers live in Host/ModelJSON/) and takes typed
+#    values (JSON only in the three files that keep a peer's values unread, see below);
 #  - Base/ imports nothing at all;
 #  - RPC/ and Client/ open no libuv and no Foundation; Client/ never imports Server, Host, Loop;
 #  - nothing in Sources/PlayerHost imports Foundation (the config's TOML reader is our own), and
@@ -30,6 +31,14 @@ while IFS= read -r hit; do bad "Base/ imports nothing: $hit"; done < <(imports B
 while IFS= read -r hit; do
     bad "Model/ decodes no JSON (Host/ModelJSON/ does): $hit"
 done < <(grep -HnE 'init\??\(json:' Model/*.swift | grep -v '^Model/LocalizedString.swift:' || true)
+
+# What JSON the model may hold at all: values it never reads, kept for a peer as written (a
+# command's fields for its out-of-process handler, a plugin's extra info keys) and
+# LocalizedString's decoder above. Typed values everywhere else (commands, configuration, errors).
+while IFS= read -r hit; do
+    bad "Model/ takes typed values, not JSON (decode in Host/ModelJSON/): $hit"
+done < <(grep -HnwE 'JSON' Model/*.swift | grep -vE '^Model/[^:]+:[0-9]+:\s*///' \
+    | grep -vE '^Model/(CommandPayload|LocalizedString|NowPlayingInfo)\.swift:' || true)
 
 while IFS= read -r hit; do
     bad "Model/ renders nothing for the wire (Host/ModelJSON/ does): $hit"

@@ -56,7 +56,7 @@ extension RPCError {
     /// (the two share one table), an `RPCError` passes as is, anything else becomes `fallback`.
     static func from(_ error: any Error, fallback: (String) -> RPCError) -> RPCError {
         switch error {
-        case let e as ModelError: return RPCError(code: e.code.rawValue, message: e.message, data: e.detail)
+        case let e as ModelError: return RPCError(code: e.code.rawValue, message: e.message, data: e.detail?.toJSON())
         case let e as RPCError: return e
         default: return fallback("\(error)")
         }

@@ -211,7 +211,7 @@ extension HostSnapshot {
                     r.step(id) { m, t in try m.addTarget(session: id, c.kind, handler: .players(idx), now: t) }
                 }
                 r.step(id) { m, t in try m.enableCommand(session: id, c.kind, enabled: c.isEnabled, now: t) }
-                let props = Self.properties(c.configuration, for: c.kind)
+                let props = CommandConfigurationPatch(restoring: c.configuration, for: c.kind)
                 if !props.isEmpty {
                     r.step(id) { m, t in try m.configureCommand(session: id, c.kind, properties: props, now: t) }
                 }
@@ -232,30 +232,6 @@ extension HostSnapshot {
         }
         model = r.model
         return ModelResult(value: r.failures, events: r.events, actions: r.actions)
-    }
-
-    /// The `command.configure` properties of a configuration, for the keys `kind` accepts.
-    static func properties(_ c: CommandConfiguration, for kind: RemoteCommandKind) -> [String: JSON] {
-        let defaults = CommandConfiguration()
-        var out: [String: JSON] = [:]
-        for key in kind.configurationKeys {
-            switch key {
-            case "preferredIntervals" where c.preferredIntervals != defaults.preferredIntervals:
-                out[key] = .array(c.preferredIntervals.map { .double($0) })
-            case "supportedPlaybackRates" where c.supportedPlaybackRates != defaults.supportedPlaybackRates:
-                out[key] = .array(c.supportedPlaybackRates.map { .double($0) })
-            case "maximumVolume" where c.maximumVolume != defaults.maximumVolume:
-                out[key] = .double(c.maximumVolume)
-            case "currentRepeatType": out[key] = .string(c.currentRepeatType.rawValue)
-            case "currentShuffleType": out[key] = .string(c.currentShuffleType.rawValue)
-            case "minimumRating": out[key] = .double(c.minimumRating)
-            case "maximumRating": out[key] = .double(c.maximumRating)
-            case "isActive": out[key] = .bool(c.isActive)
-            case "localizedTitle": out[key] = .string(c.localizedTitle)
-            default: break
-            }
-        }
-        return out
     }
 }
 

@@ -21,6 +21,10 @@ public struct LocalizedString: Sendable, Hashable, ExpressibleByStringLiteral {
     }
 
     /// Accepts a JSON string or an object of language tag → string; anything else is `nil`.
+    ///
+    /// The one wire decoder left in Model/, on purpose: npctl (Client/) reads the published info
+    /// with it, and Client/ may not import the host, where every other decoder lives
+    /// (scripts/check-layers.sh allows exactly this one).
     public init?(json: JSON) {
         switch json {
         case .string(let s):

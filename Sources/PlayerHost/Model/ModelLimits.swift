@@ -15,6 +15,6 @@ public struct ModelLimits: Sendable, Equatable {
     /// The error for going over the limit named `key` with value `value`.
     static func exceeded(_ key: String, _ value: Int, _ what: String) -> ModelError {
         ModelError(.limitExceeded, "Limit exceeded: \(what) (\(key) = \(value))",
-                   detail: ["limit": .string(key), "value": .int(Int64(value))])
+                   detail: ModelError.Detail(limit: key, limitValue: value))
     }
 }

@@ -36,6 +36,8 @@ public enum InfoValue: Sendable, Hashable {
     case artwork(Artwork)
     case timeRanges([TimeRange])
     case languageOptions([LanguageOption])
+    /// A plugin's own keys, kept as written: the host never reads inside them, only stores
+    /// and republishes them, so they stay the wire's values.
     case extra([String: JSON])
 }
 

@@ -4,7 +4,7 @@ extension NowPlayingModel {
     public static func parseAudioOptions(_ names: [String]) throws -> Set<AudioOption> {
         Set(try names.map {
             guard let o = AudioOption(rawValue: $0) else {
-                throw ModelError.invalid("unknown audio option '\($0)' (mixWithOthers, duckOthers)", ["option": .string($0)])
+                throw ModelError.invalid("unknown audio option '\($0)' (mixWithOthers, duckOthers)", ModelError.Detail(option: $0))
             }
             return o
         })
@@ -42,7 +42,7 @@ extension NowPlayingModel {
             let s = try m.session(id)
             if s.audio.interruptions.contains(.system) {
                 throw ModelError.state("the system has interrupted audio; wait for the interruption to end",
-                                       ["session": .string(id)])
+                                       ModelError.Detail(session: id))
             }
             if s.audio.isActive, !s.audio.isInterrupted { return s.audio }
             m.sessions[id]!.audio.isActive = true

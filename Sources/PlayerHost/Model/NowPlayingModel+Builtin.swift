@@ -9,11 +9,11 @@ extension NowPlayingModel {
         // Modes are settings, not playback: they apply to an empty queue too.
         switch event.command {
         case .changeRepeatMode:
-            guard let mode = event.payload["repeatType"]?.stringValue.flatMap(RepeatMode.init(rawValue:)) else { return .commandFailed }
+            guard let mode = event.payload.repeatType else { return .commandFailed }
             for pid in bound { players[pid]?.timeline.setRepeat(mode) }
             return .success
         case .changeShuffleMode:
-            guard let mode = event.payload["shuffleType"]?.stringValue.flatMap(ShuffleMode.init(rawValue:)) else { return .commandFailed }
+            guard let mode = event.payload.shuffleType else { return .commandFailed }
             for pid in bound {
                 guard var p = players[pid] else { continue }
                 p.timeline.setShuffle(mode, rng: &rng)

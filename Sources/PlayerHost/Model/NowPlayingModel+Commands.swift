@@ -14,8 +14,9 @@ extension NowPlayingModel {
 
     /// `command.configure` with the command's properties (`preferredIntervals`,
     /// `supportedPlaybackRates`, `currentRepeatType`, …); a property the command does not have
-    /// is `invalidArgument`.
-    public mutating func configureCommand(session id: SessionID, _ command: RemoteCommandKind, properties: [String: JSON],
+    /// is `invalidArgument`. (The wire's object is decoded by the host: Host/ModelJSON.)
+    public mutating func configureCommand(session id: SessionID, _ command: RemoteCommandKind,
+                                          properties: CommandConfigurationPatch,
                                           now: MonotonicInstant) throws -> ModelResult<RemoteCommand> {
         try perform(now) { m, _ in
             let s = try m.session(id)
@@ -64,11 +65,10 @@ extension NowPlayingModel {
             if let token {
                 guard let target = s.commandCenter[command].targets.first(where: { $0.token == token }) else {
                     throw ModelError(.targetNotFound, "\(command.rawValue) of session '\(id)' has no target \(token)",
-                                     detail: ["session": .string(id), "command": .string(command.rawValue),
-                                              "token": .int(Int64(token))])
+                                     detail: ModelError.Detail(session: id, command: command.rawValue, token: token))
                 }
                 if case .external(let owner) = target.handler, case .client(let c) = caller, c != owner {
-                    throw ModelError(.notOwner, "target \(token) belongs to another client", detail: ["token": .int(Int64(token))])
+                    throw ModelError(.notOwner, "target \(token) belongs to another client", detail: ModelError.Detail(token: token))
                 }
             }
             if token != nil {
@@ -132,22 +132,12 @@ extension NowPlayingModel {
     /// `audio.activate` does (interrupting others under the non-mixable rule), and makes it its
     /// app's active session; if that is refused the command is `commandFailed` with the reason.
     /// Then targets run in order; the result is the first non-success.
-    public mutating func sendCommand(_ command: RemoteCommandKind, session: SessionID? = nil, payload: [String: JSON] = [:],
+    public mutating func sendCommand(_ command: RemoteCommandKind, session: SessionID? = nil,
+                                     payload: CommandPayload = CommandPayload(),
                                      now: MonotonicInstant) throws -> ModelResult<CommandProgress> {
         try perform(now) { m, t in
-            guard let id = session ?? m.nowPlayingSession else {
-                throw ModelError(.noNowPlayingSession, "no session is Now Playing; name one with session",
-                                 detail: ["command": .string(command.rawValue)])
-            }
+            let (id, c) = try m.sendable(command, session: session)
             let s = try m.session(id)
-            let c = s.commandCenter[command]
-            let detail: JSON = ["session": .string(id), "command": .string(command.rawValue)]
-            guard c.isEnabled else {
-                throw ModelError(.commandDisabled, "\(command.rawValue) is disabled on session '\(id)'", detail: detail)
-            }
-            guard !c.targets.isEmpty else {
-                throw ModelError(.commandHasNoTarget, "\(command.rawValue) has no target on session '\(id)'", detail: detail)
-            }
             let event = try CommandEvent(command: command, payload: payload, configuration: c.configuration)
             if m.startsPlayback(command, s), let refusal = m.reactivateForPlay(id, at: t) {
                 let outcome = CommandOutcome(session: id, command: command, status: .commandFailed,
@@ -159,6 +149,26 @@ extension NowPlayingModel {
             m.nextDispatchID += 1
             return m.drive(&d, at: t)
         }
+    }
+
+    /// The session `command.send` goes to and its command, or why it is refused before the
+    /// payload is looked at (`noNowPlayingSession`, `sessionNotFound`, `commandDisabled`,
+    /// `commandHasNoTarget`). The host asks this before decoding a wire payload, so a refusal
+    /// comes first whatever the payload holds.
+    public func sendable(_ command: RemoteCommandKind, session: SessionID?) throws -> (SessionID, RemoteCommand) {
+        guard let id = session ?? nowPlayingSession else {
+            throw ModelError(.noNowPlayingSession, "no session is Now Playing; name one with session",
+                             detail: ModelError.Detail(command: command.rawValue))
+        }
+        let c = try self.session(id).commandCenter[command]
+        let detail = ModelError.Detail(session: id, command: command.rawValue)
+        guard c.isEnabled else {
+            throw ModelError(.commandDisabled, "\(command.rawValue) is disabled on session '\(id)'", detail: detail)
+        }
+        guard !c.targets.isEmpty else {
+            throw ModelError(.commandHasNoTarget, "\(command.rawValue) has no target on session '\(id)'", detail: detail)
+        }
+        return (id, c)
     }
 
     /// The host's answer for `dispatch.awaiting`: the client's status, or `commandFailed` on

@@ -12,7 +12,7 @@ extension NowPlayingModel {
         guard try self.session(session).driver == .external else { return }
         throw ModelError.state(
             "player \(index) of session '\(session)' is driven by its backend: send a command or player.sync",
-            ["session": .string(session), "player": .int(Int64(index)), "driver": "external"])
+            ModelError.Detail(session: session, playerIndex: index, driver: "external"))
     }
 
     /// `player.sync`: an external backend reports its player's true state at a key moment
@@ -33,7 +33,7 @@ extension NowPlayingModel {
             guard m.sessions[session]!.driver == .external else {
                 throw ModelError.state(
                     "session '\(session)' has clock players, which the host drives: use player.* or create it with driver external",
-                    ["session": .string(session), "driver": "clock"])
+                    ModelError.Detail(session: session, driver: "clock"))
             }
             var p = m.players[pid]!
             try p.timeline.sync(state, at: t)

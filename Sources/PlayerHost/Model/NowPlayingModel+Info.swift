@@ -73,7 +73,6 @@ extension NowPlayingModel {
         throw ModelError(.automaticKey,
                          "session '\(s.id)' publishes automatically: \(parts.joined(separator: "; ")); "
                              + "to write info yourself, turn automatic publishing off (info.setAutomatic)",
-                         detail: ["session": .string(s.id), "keys": .array((fromItem + fromPlayers).sorted().map { .string($0) }),
-                                  "use": "player.load"])
+                         detail: ModelError.Detail(session: s.id, keys: (fromItem + fromPlayers).sorted(), use: "player.load"))
     }
 }

@@ -7,7 +7,7 @@ extension NowPlayingModel {
         let s = try self.session(session)
         guard s.playerIDs.indices.contains(index) else {
             throw ModelError(.playerNotFound, "session '\(session)' has no player \(index) (it has \(s.playerIDs.count))",
-                             detail: ["session": .string(session), "player": .int(Int64(index))])
+                             detail: ModelError.Detail(session: session, playerIndex: index))
         }
         return s.playerIDs[index]
     }

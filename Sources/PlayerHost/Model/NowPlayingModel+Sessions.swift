@@ -39,7 +39,7 @@ extension NowPlayingModel {
     public mutating func removeApp(_ app: AppID, now: MonotonicInstant) throws -> ModelResult<Void> {
         try perform(now) { m, t in
             guard app != Self.hostApp else { throw ModelError.invalid("the host app cannot be removed") }
-            guard m.apps[app] != nil else { throw ModelError.invalid("no app '\(app)'", ["app": .string(app)]) }
+            guard m.apps[app] != nil else { throw ModelError.invalid("no app '\(app)'", ModelError.Detail(app: app)) }
             if let c = m.apps[app]?.client { m.dropTargets(ownedBy: c) }
             m.removeAppNow(app, at: t)
         }
@@ -130,7 +130,7 @@ extension NowPlayingModel {
         case .host: return Self.hostApp
         case .client(let c): return clientApps[c] ?? Self.hostApp
         case .app(let a):
-            guard apps[a] != nil else { throw ModelError.invalid("no app '\(a)'", ["app": .string(a)]) }
+            guard apps[a] != nil else { throw ModelError.invalid("no app '\(a)'", ModelError.Detail(app: a)) }
             return a
         }
     }
@@ -141,7 +141,7 @@ extension NowPlayingModel {
         let app = try appFor(caller)
         guard app == Self.hostApp || app == s.app else {
             throw ModelError(.notOwner, "session '\(s.id)' belongs to app '\(s.app)'; only it may configure the session",
-                             detail: ["session": .string(s.id), "app": .string(s.app), "owner": .string(s.app)])
+                             detail: ModelError.Detail(session: s.id, app: s.app, owner: s.app))
         }
     }
 
@@ -150,7 +150,7 @@ extension NowPlayingModel {
         try perform(now) { m, _ in
             guard !id.isEmpty else { throw ModelError.invalid("a player needs an id") }
             guard m.players[id] == nil else {
-                throw ModelError(.playerInUse, "player '\(id)' already exists", detail: ["player": .string(id)])
+                throw ModelError(.playerInUse, "player '\(id)' already exists", detail: ModelError.Detail(player: id))
             }
             let p = Player(id: id, session: nil, ownedBySession: false)
             m.players[id] = p
@@ -177,17 +177,17 @@ extension NowPlayingModel {
                     throw ModelError.invalid("session id must be 1–64 characters without spaces")
                 }
                 guard m.sessions[id] == nil else {
-                    throw ModelError(.sessionExists, "session '\(id)' already exists", detail: ["session": .string(id)])
+                    throw ModelError(.sessionExists, "session '\(id)' already exists", detail: ModelError.Detail(session: id))
                 }
             }
             guard Set(adopting).count == adopting.count else { throw ModelError.invalid("a player is listed twice") }
             for pid in adopting {
                 guard let p = m.players[pid] else {
-                    throw ModelError(.playerNotFound, "no player '\(pid)'", detail: ["player": .string(pid)])
+                    throw ModelError(.playerNotFound, "no player '\(pid)'", detail: ModelError.Detail(player: pid))
                 }
                 if let owner = p.session {
                     throw ModelError(.playerInUse, "player '\(pid)' belongs to session '\(owner)'",
-                                     detail: ["player": .string(pid), "session": .string(owner)])
+                                     detail: ModelError.Detail(session: owner, player: pid))
                 }
             }
             let fresh = playerCount ?? (adopting.isEmpty ? kind.defaultPlayerCount : 0)

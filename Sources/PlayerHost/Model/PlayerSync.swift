@@ -37,13 +37,13 @@ public struct PlayerSync: Sendable, Hashable {
     func validate() throws {
         for (name, value) in [("elapsed", elapsed), ("rate", rate), ("duration", duration)] {
             if let v = value, !(v.isFinite && v >= 0) {
-                throw ModelError.invalid("\(name) must be a finite number >= 0", ["field": .string(name)])
+                throw ModelError.invalid("\(name) must be a finite number >= 0", ModelError.Detail(field: name))
             }
         }
         for (name, value) in [("elapsed", elapsed), ("duration", duration)] {
             if let v = value { try TimeBound.check(v, name) }
         }
         if let volume { try PlayerVolume.check(volume, upTo: PlayerVolume.maximum, field: "volume") }
-        if let index, index < 0 { throw ModelError.invalid("index must be >= 0", ["field": "index"]) }
+        if let index, index < 0 { throw ModelError.invalid("index must be >= 0", ModelError.Detail(field: "index")) }
     }
 }

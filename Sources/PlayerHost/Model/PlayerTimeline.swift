@@ -278,7 +278,7 @@ public struct PlayerTimeline: Sendable, Hashable {
         }
         if let i = r.index {
             guard items.indices.contains(i) else {
-                throw ModelError.invalid("index \(i) is outside the queue of \(items.count) items", ["field": "index"])
+                throw ModelError.invalid("index \(i) is outside the queue of \(items.count) items", ModelError.Detail(field: "index"))
             }
             position = i
         }
@@ -289,8 +289,8 @@ public struct PlayerTimeline: Sendable, Hashable {
         if let m = r.repeatMode { repeatMode = m }
         if let m = r.shuffleMode { shuffleMode = m }
         if let s = r.status {
-            if s == .idle, !items.isEmpty { throw ModelError.invalid("a player with items is not idle", ["field": "status"]) }
-            if s == .ready, items.isEmpty { throw ModelError.invalid("a player without items is idle, not ready", ["field": "status"]) }
+            if s == .idle, !items.isEmpty { throw ModelError.invalid("a player with items is not idle", ModelError.Detail(field: "status")) }
+            if s == .ready, items.isEmpty { throw ModelError.invalid("a player without items is idle, not ready", ModelError.Detail(field: "status")) }
             status = s
         } else if items.isEmpty {
             status = .idle

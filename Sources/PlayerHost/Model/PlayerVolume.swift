@@ -48,7 +48,7 @@ public struct PlayerVolume: Sendable, Hashable {
     static func check(_ level: Double, upTo limit: Double, field: String) throws -> Double {
         guard isWithin(level, upTo: limit) else {
             throw ModelError.invalid("\(field) must be a number from 0 to \(limit)",
-                                     ["field": .string(field), "maximum": .double(limit)])
+                                     ModelError.Detail(field: field, maximum: limit))
         }
         return level
     }

@@ -17,7 +17,7 @@ public enum RemoteCommandKind: String, Sendable, Hashable, CaseIterable, Compara
     /// Parses a wire name; unknown names are `invalidArgument`.
     public static func parse(_ name: String) throws -> RemoteCommandKind {
         guard let k = RemoteCommandKind(rawValue: name) else {
-            throw ModelError.invalid("unknown command '\(name)'", ["command": .string(name)])
+            throw ModelError.invalid("unknown command '\(name)'", ModelError.Detail(command: name))
         }
         return k
     }
@@ -77,66 +77,6 @@ public struct CommandConfiguration: Sendable, Hashable {
     public var localizedTitle = ""
 
     public init() {}
-
-    /// Applies `properties` for `kind`, all or nothing.
-    func applying(_ properties: [String: JSON], for kind: RemoteCommandKind) throws -> CommandConfiguration {
-        var c = self
-        let allowed = kind.configurationKeys
-        for (key, value) in properties {
-            guard allowed.contains(key) else {
-                let list = allowed.isEmpty ? "nothing" : allowed.joined(separator: ", ")
-                throw ModelError.invalid("\(kind.rawValue) has no property '\(key)' (it accepts \(list))",
-                                         ["command": .string(kind.rawValue), "property": .string(key)])
-            }
-            func numbers(positive: Bool) throws -> [Double] {
-                guard let a = value.arrayValue else { throw ModelError.invalid("\(key) must be an array of numbers") }
-                return try a.map {
-                    guard let d = $0.doubleValue, d.isFinite, !positive || d > 0 else {
-                        throw ModelError.invalid("\(key) must contain numbers > 0")
-                    }
-                    // Intervals are times a skip adds to the position (rates share the bound: 10⁹× is no rate).
-                    return try TimeBound.check(d, key)
-                }
-            }
-            func number() throws -> Double {
-                guard let d = value.doubleValue, d.isFinite else { throw ModelError.invalid("\(key) must be a number") }
-                return d
-            }
-            switch key {
-            case "preferredIntervals": c.preferredIntervals = try numbers(positive: true)
-            case "supportedPlaybackRates": c.supportedPlaybackRates = try numbers(positive: true)
-            case "currentRepeatType":
-                guard let m = value.stringValue.flatMap(RepeatMode.init(rawValue:)) else {
-                    throw ModelError.invalid("currentRepeatType is off, one or all")
-                }
-                c.currentRepeatType = m
-            case "currentShuffleType":
-                guard let m = value.stringValue.flatMap(ShuffleMode.init(rawValue:)) else {
-                    throw ModelError.invalid("currentShuffleType is off, items or collections")
-                }
-                c.currentShuffleType = m
-            case "maximumVolume":
-                let d = try number()
-                guard d > 0, d <= PlayerVolume.maximum else {
-                    throw ModelError.invalid("maximumVolume must be a number > 0 and <= \(PlayerVolume.maximum)")
-                }
-                c.maximumVolume = d
-            case "minimumRating": c.minimumRating = try number()
-            case "maximumRating": c.maximumRating = try number()
-            case "isActive":
-                guard let b = value.boolValue else { throw ModelError.invalid("isActive must be a boolean") }
-                c.isActive = b
-            case "localizedTitle":
-                guard let s = value.stringValue else { throw ModelError.invalid("localizedTitle must be a string") }
-                c.localizedTitle = s
-            default: break
-            }
-        }
-        if c.minimumRating > c.maximumRating {
-            throw ModelError.invalid("minimumRating must not exceed maximumRating")
-        }
-        return c
-    }
 }
 
 /// Who handles a command when it is sent.

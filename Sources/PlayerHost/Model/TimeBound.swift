@@ -21,6 +21,6 @@ extension ModelError {
     /// A time beyond `Microseconds.maxSeconds` (−32602, with the field and the limit as data).
     package static func beyondTimeBound(_ field: String) -> ModelError {
         ModelError(.invalidParams, "\(field) must be at most \(Int64(Microseconds.maxSeconds)) seconds",
-                   detail: ["field": .string(field), "maxSeconds": .int(Int64(Microseconds.maxSeconds))])
+                   detail: Detail(field: field, maxSeconds: Int(Microseconds.maxSeconds)))
     }
 }

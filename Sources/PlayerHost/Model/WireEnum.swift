@@ -8,8 +8,7 @@ extension WireEnum {
         if let v = Self(rawValue: name) { return v }
         let accepted = allCases.map(\.rawValue)
         throw ModelError.invalid("\(field) '\(name)' is not one of \(accepted.joined(separator: ", "))",
-                                 ["field": .string(field), "value": .string(name),
-                                  "accepted": .array(accepted.map { .string($0) })])
+                                 ModelError.Detail(field: field, value: name, accepted: accepted))
     }
 }
 

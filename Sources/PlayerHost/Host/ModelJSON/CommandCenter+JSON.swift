@@ -14,7 +14,7 @@ extension CommandCenter {
 extension CommandEvent {
     /// `{command, …payload}`, the params of a `command.handle` request.
     public func toJSON() -> JSON {
-        var o = payload
+        var o = payload.toJSON()
         o["command"] = .string(command.rawValue)
         return .object(o)
     }

@@ -139,7 +139,7 @@ extension MediaItem {
     public init(json: JSON) throws {
         guard let o = json.objectValue else { throw ModelError.invalid("an item must be a JSON object") }
         for key in o.keys where !["title", "artist", "duration", "url", "info"].contains(key) {
-            throw ModelError.invalid("unknown item field '\(key)'", ["field": .string(key)])
+            throw ModelError.invalid("unknown item field '\(key)'", ModelError.Detail(field: key))
         }
         func string(_ k: String) throws -> String? {
             guard let v = o[k], !v.isNull else { return nil }

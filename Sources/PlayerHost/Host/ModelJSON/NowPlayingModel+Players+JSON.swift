@@ -16,9 +16,9 @@ extension NowPlayingModel {
     /// `player.queue`: `{session, player, offset, count, items}` — up to `limit` items of the
     /// queue in play order from `offset` (`count` is the whole queue's length).
     public func queueJSON(session: SessionID, player: Int = 0, offset: Int = 0, limit: Int = 100) throws -> JSON {
-        guard offset >= 0 else { throw ModelError.invalid("offset must be >= 0", ["field": "offset"]) }
+        guard offset >= 0 else { throw ModelError.invalid("offset must be >= 0", ModelError.Detail(field: "offset")) }
         guard (1...Self.queuePageLimit).contains(limit) else {
-            throw ModelError.invalid("limit must be 1–\(Self.queuePageLimit)", ["field": "limit"])
+            throw ModelError.invalid("limit must be 1–\(Self.queuePageLimit)", ModelError.Detail(field: "limit"))
         }
         let t = try players[playerID(session, player)]!.timeline
         // `offset` comes from a client: past the end it is an empty page, never an overflow.
