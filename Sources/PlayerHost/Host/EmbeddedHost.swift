@@ -36,7 +36,9 @@ public final class EmbeddedHost: ConnectionDirectory {
 
     /// A host with the configuration file's text applied (TOML, as `playerhostd --config` reads).
     public convenience init(configTOML: String, limits: RPCLimits = RPCLimits()) throws(HostError) {
-        self.init(config: try HostConfig.parse(configTOML, source: "embedded.toml"), limits: limits)
+        let config: HostConfig
+        do { config = try HostConfig.parse(configTOML, source: "embedded.toml") } catch { throw HostError(error) }
+        self.init(config: config, limits: limits)
     }
 
     /// `mpris.get` with no bus: the Now Playing value, as the daemon answers before its bridge exists.
