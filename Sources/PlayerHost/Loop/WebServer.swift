@@ -48,12 +48,8 @@ public final class WebServer {
     /// At most this many connections are made writable in one loop turn: a change sent to 200
     /// pages goes out over several turns, and a socket client that is read in between waits for
     /// one batch of writes, not for all of them (issue 25: `host.ping` p99 with 200 remotes).
-    public var writablePerTurn = 32
-    /// Connections waiting for a later turn's batch, in order (and as a set, to skip repeats and
-    /// the ones lws destroyed meanwhile).
-    private var waiting: [WebConnection] = []
-    private var waitingHead = 0
-    private var waitingSet: Set<WebConnection> = []
+    public static let writablePerTurn = 32
+    private var waiting = WritableQueue<WebConnection>(perTurn: WebServer.writablePerTurn)
     private var turnQueued = false
 
     /// Where and how to listen.
@@ -114,7 +110,7 @@ public final class WebServer {
         callbacks.created = { user, wsi in WebServer.me(user).onCreated(WebConnection(wsi)) }
         callbacks.destroyed = { user, wsi in
             let me = WebServer.me(user), c = WebConnection(wsi)
-            me.waitingSet.remove(c)  // never asks lws about a freed connection
+            me.waiting.forget(c)  // never asks lws about a freed connection
             me.onDestroyed(c)
         }
         callbacks.http = { user, wsi, path in
@@ -249,7 +245,7 @@ public final class WebServer {
     /// polls, so this costs no latency, and each poll finds at most one batch writable.
     public func requestWritable(_ c: WebConnection) {
         guard c.wsi != nil, !isClosing else { return }
-        if waitingSet.insert(c).inserted { waiting.append(c) }
+        waiting.enqueue(c)
         queueTurn()
     }
 
@@ -263,30 +259,11 @@ public final class WebServer {
 
     private func nextBatch() {
         turnQueued = false
-        var granted = 0
-        guard !isClosing else {
-            waiting.removeAll()
-            waitingHead = 0
-            waitingSet.removeAll()
-            return
+        guard !isClosing else { return waiting.removeAll() }
+        for c in waiting.nextBatch() {
+            if let wsi = c.wsi { ph_ws_request_writable(wsi) }
         }
-        while granted < writablePerTurn, waitingHead < waiting.count {
-            let c = waiting[waitingHead]
-            waitingHead += 1
-            guard waitingSet.remove(c) != nil, let wsi = c.wsi else { continue }
-            granted += 1
-            ph_ws_request_writable(wsi)
-        }
-        if waitingHead == waiting.count {
-            waiting.removeAll(keepingCapacity: true)
-            waitingHead = 0
-        } else {
-            if waitingHead > 1024 {
-                waiting.removeFirst(waitingHead)
-                waitingHead = 0
-            }
-            queueTurn()
-        }
+        if !waiting.isEmpty { queueTurn() }
     }
 
     /// Arms (seconds > 0) or clears (0) a deadline past which lws closes the connection: a reader
