@@ -1,16 +1,21 @@
 #!/usr/bin/python3
 """Web remote benchmark (issue 25), against a real playerhostd it starts with [remote] on loopback:
 
-  scripts/bench-remote.py [--bin DIR] [--remotes 200] [--steady 30] [--seconds 10] [--cpu 0|none]
+  scripts/bench-remote.py [--bin DIR] [--remotes 200] [--steady 30] [--seconds 10] [--rounds 1]
+                          [--dom 20] [--idle 10] [--cpu 0|none] [--nice N]
 
 Prints, side by side in one run:
   change→DOM   a host change (command.send from the socket) to the page's DOM showing it, in a real
                headless Chromium (p50/p95, ms); skipped without chromium/chromedriver/selenium
   steady       messages per minute a page gets during steady playback (must be 0)
   ping         a socket client's host.ping p50/p99 (ms) with 0 and with N remotes connected, while
-               the host changes once a second (p99 must stay within 1.5× of none)
-  idle         the daemon's wake-ups per second with N remotes connected and nothing playing
-Protocol-level remotes (python3-websockets), not N browsers.
+               the host changes once a second (p99 must stay within 1.5× of none); --rounds K
+               alternates the two K times in the run (0, N, 0, N, …) and pools each side
+  idle         the daemon's wake-ups (voluntary context switches: each is a return from epoll_wait)
+               over --idle seconds with N remotes connected and nothing playing
+Protocol-level remotes (python3-websockets), not N browsers. The daemon and the ping client share
+--cpu (as scripts/lib-bench.sh pins a server and its client); the remotes' process runs on the
+other core, so the time Python takes to read 200 messages is not counted as the daemon's.
 """
 import argparse, asyncio, multiprocessing, http.client, json, os, shutil, statistics, subprocess, sys, tempfile, threading, time
 
@@ -43,20 +48,40 @@ def pct(values, p):
 
 
 def wakeups(pid):
-    with open(f"/proc/{pid}/status") as f:
-        fields = dict(line.split(":", 1) for line in f if "ctxt_switches" in line)
-    return int(fields["voluntary_ctxt_switches"]) + int(fields["nonvoluntary_ctxt_switches"])
+    """Voluntary context switches of every thread of the daemon (a thread that sleeps in epoll and
+    wakes counts one each time)."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                fields = dict(line.split(":", 1) for line in f if "ctxt_switches" in line)
+            total += int(fields["voluntary_ctxt_switches"])
+        except (FileNotFoundError, KeyError):
+            pass
+    return total
+
+
+def loop_cpu_ms(pid):
+    """CPU time of the daemon's loop thread (its main thread), in ms."""
+    with open(f"/proc/{pid}/task/{pid}/schedstat") as f:
+        return int(f.read().split()[0]) / 1e6
+
+
+def pin(cpus):
+    if cpus is not None and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, cpus)
 
 
 class Remotes:
     """N page connections in a process of their own (so their reading never holds the ping
     client's interpreter lock), each reading and counting every message."""
 
-    def __init__(self, host, port, token, n):
+    def __init__(self, host, port, token, n, cpus=None):
         self.counter = multiprocessing.Value("l", 0)
         self.ready = multiprocessing.Event()
         self.stop = multiprocessing.Event()
-        self.process = multiprocessing.Process(target=run_remotes, args=(host, port, token, n, self.counter, self.ready, self.stop),
+        self.process = multiprocessing.Process(target=run_remotes,
+                                               args=(host, port, token, n, self.counter, self.ready, self.stop, cpus),
                                                daemon=True)
         self.process.start()
         if not self.ready.wait(60):
@@ -71,7 +96,8 @@ class Remotes:
         self.process.join(10)
 
 
-def run_remotes(host, port, token, n, counter, ready, stop):
+def run_remotes(host, port, token, n, counter, ready, stop, cpus):
+    pin(cpus)
     url, origin = f"ws://{host}:{port}/ws", f"http://{host}:{port}"
     connected = 0
 
@@ -168,8 +194,16 @@ def main():
     ap.add_argument("--remotes", type=int, default=200)
     ap.add_argument("--steady", type=float, default=30, help="seconds of steady playback counted")
     ap.add_argument("--seconds", type=float, default=10, help="seconds of pings per run")
+    ap.add_argument("--rounds", type=int, default=1, help="0-remote and N-remote ping runs, alternated")
+    ap.add_argument("--dom", type=int, default=20, help="change→DOM samples in Chromium (0 skips)")
+    ap.add_argument("--idle", type=float, default=10, help="seconds the idle wake-ups are counted over")
     ap.add_argument("--cpu", default="0")
+    ap.add_argument("--nice", type=int, default=None, help="run the daemon and the clients at this priority")
     a = ap.parse_args()
+    if a.nice is not None:
+        os.nice(a.nice)
+    one_cpu = None if a.cpu == "none" else {int(a.cpu)}
+    other_cpus = None if one_cpu is None else (set(range(os.cpu_count() or 1)) - one_cpu) or one_cpu
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     bindir = a.bin or subprocess.check_output(["swift", "build", "--show-bin-path"], cwd=root, text=True).strip()
     tmp = tempfile.mkdtemp(prefix="phremote-")
@@ -198,22 +232,35 @@ def main():
         token = h.getresponse().getheader("Set-Cookie").split(";")[0].split("=", 1)[1]
         h.close()  # a kept-alive HTTP connection holds lws' header table, which it checks every second
 
-        dom = browser_latency(sock, 20)
+        dom = browser_latency(sock, a.dom) if a.dom > 0 else None
+        pin(one_cpu)  # the ping client beside the daemon (Chromium, started before, is not pinned)
 
-        one = Remotes(host, port, token, 1)
+        one = Remotes(host, port, token, 1, other_cpus)
         time.sleep(a.steady)
         steady = one.messages * 60 / a.steady
         one.close()
 
-        none = ping_run(sock, a.seconds)
-        many = Remotes(host, port, token, a.remotes)
-        loaded = ping_run(sock, a.seconds)
-        sent_during = many.messages
+        none, loaded, rounds, sent_during, cpu0, cpu1 = [], [], [], 0, 0.0, 0.0
+        for r in range(a.rounds):
+            t = loop_cpu_ms(pid)
+            n0 = ping_run(sock, a.seconds)
+            cpu0 += loop_cpu_ms(pid) - t
+            many = Remotes(host, port, token, a.remotes, other_cpus)
+            t = loop_cpu_ms(pid)
+            n1 = ping_run(sock, a.seconds)
+            cpu1 += loop_cpu_ms(pid) - t
+            sent_during += many.messages
+            none += n0
+            loaded += n1
+            rounds.append((pct(n0, 99), pct(n1, 99)))
+            if r + 1 < a.rounds:
+                many.close()
         c.call("command.send", {"command": "pause", "session": "main"})
-        time.sleep(1)
+        time.sleep(3)  # the pause itself (its state saved, its message to every page) settles first
         w0 = wakeups(pid)
-        time.sleep(5)
-        idle = (wakeups(pid) - w0) / 5
+        time.sleep(a.idle)
+        idle_count = wakeups(pid) - w0
+        idle = idle_count / a.idle
         many.close()
 
         if dom:
@@ -224,9 +271,16 @@ def main():
         print(f"host.ping         0 remotes: p50 {statistics.median(none):.3f} ms  p99 {pct(none, 99):.3f} ms   |   "
               f"{a.remotes} remotes: p50 {statistics.median(loaded):.3f} ms  p99 {pct(loaded, 99):.3f} ms   "
               f"(ratio p99 {pct(loaded, 99) / pct(none, 99):.2f}; one change/s, {sent_during} messages to the remotes)")
-        print(f"idle              {idle:.1f} wake-ups/s with {a.remotes} remotes connected, nothing playing")
+        print(f"                  p99.9 {pct(none, 99.9):.3f} → {pct(loaded, 99.9):.3f} ms   max {max(none):.3f} → {max(loaded):.3f} ms   "
+              f"({len(none)} and {len(loaded)} pings; the loop turn that writes a change to every page is in the tail)")
+        per_change = (cpu1 - cpu0) / (a.rounds * int(a.seconds))
+        print(f"loop CPU          {cpu0 / (a.rounds * a.seconds):.2f} → {cpu1 / (a.rounds * a.seconds):.2f} ms/s: "
+              f"a change to {a.remotes} pages costs the loop ~{per_change:.2f} ms")
+        if a.rounds > 1:
+            print("per round p99     " + "   ".join(f"{x:.3f} → {y:.3f} ms ({y / x:.2f}×)" for x, y in rounds))
+        print(f"idle              {idle_count} wake-ups in {a.idle:.0f} s ({idle:.1f}/s) with {a.remotes} remotes connected, nothing playing")
         print(f"RESULT remote_dom_p50_ms={statistics.median(dom) if dom else -1:.1f} remote_steady_per_min={steady:.1f} "
-              f"ping_p99_ratio={pct(loaded, 99) / pct(none, 99):.2f} idle_wakeups_per_s={idle:.1f}")
+              f"ping_p99_ratio={pct(loaded, 99) / pct(none, 99):.2f} idle_wakeups_per_s={idle:.1f} idle_wakeups={idle_count} change_cost_ms={per_change:.2f}")
     finally:
         if daemon:
             daemon.terminate()

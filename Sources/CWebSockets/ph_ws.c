@@ -249,12 +249,13 @@ fail:
     return -1;
 }
 
-int ph_ws_send_text(struct lws *wsi, const void *data, size_t length) {
-    unsigned char *buffer = malloc(LWS_PRE + length);
-    if (!buffer) return -1;
-    memcpy(buffer + LWS_PRE, data, length);
-    int written = lws_write(wsi, buffer + LWS_PRE, length, LWS_WRITE_TEXT);
-    free(buffer);
+size_t ph_ws_pre(void) { return LWS_PRE; }
+
+// lws writes the frame header into the LWS_PRE bytes before `payload` and sends both from there,
+// so one buffer serves every page in turn (on this one thread); a write the kernel takes only
+// part of is copied into the connection's own list by lws, so the buffer is free again on return.
+int ph_ws_send_shared(struct lws *wsi, unsigned char *payload, size_t length) {
+    int written = lws_write(wsi, payload, length, LWS_WRITE_TEXT);
     return written < (int)length ? -1 : 0;
 }
 

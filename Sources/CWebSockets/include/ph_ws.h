@@ -72,8 +72,11 @@ int ph_ws_peer(struct lws *wsi, char *buffer, int length);
 int ph_ws_http_respond(struct lws *wsi, int status, const char *content_type,
                        const char *const *header_names, const char *const *header_values, int header_count,
                        const void *body, size_t length);
-/// Sends one whole text message (call from `ws_writable`): returns 0, or -1 when the write failed.
-int ph_ws_send_text(struct lws *wsi, const void *data, size_t length);
+/// The room lws needs before a message's bytes (LWS_PRE) for its frame header.
+size_t ph_ws_pre(void);
+/// Sends one whole text message from `payload`, which has `ph_ws_pre()` writable bytes before it
+/// (lws puts the frame header there): no copy, so one encoded message can go to every page.
+int ph_ws_send_shared(struct lws *wsi, unsigned char *payload, size_t length);
 /// Asks for a `ws_writable` callback.
 void ph_ws_request_writable(struct lws *wsi);
 /// Arms (seconds > 0) or clears (0) the connection's deadline: past it lws closes the socket.

@@ -17,6 +17,41 @@ public final class WebServer {
         var wsi: OpaquePointer? { OpaquePointer(bitPattern: bits) }
     }
 
+    /// One text message, encoded once, in a buffer with lws' header room before it: the same
+    /// bytes go to every page it is sent to (no copy per socket).
+    public final class Message {
+        private let buffer: UnsafeMutableRawPointer
+        /// The message's length in bytes.
+        public let count: Int
+        private static let room = Int(ph_ws_pre())
+
+        public init(_ text: String) {
+            var text = text
+            count = text.utf8.count
+            buffer = .allocate(byteCount: Self.room + max(count, 1), alignment: 16)
+            text.withUTF8 { u in
+                if let base = u.baseAddress { (buffer + Self.room).copyMemory(from: base, byteCount: u.count) }
+            }
+        }
+
+        deinit { buffer.deallocate() }
+
+        /// The message's bytes, with the header room writable before them (for lws only).
+        var payload: UnsafeMutablePointer<UInt8> { (buffer + Self.room).assumingMemoryBound(to: UInt8.self) }
+
+        /// The message as text (tests).
+        public var text: String {
+            String(decoding: UnsafeRawBufferPointer(start: buffer + Self.room, count: count), as: UTF8.self)
+        }
+    }
+
+    /// At most this many connections are made writable in one loop turn: a change sent to 200
+    /// pages goes out over several turns, and a socket client that is read in between waits for
+    /// one batch of writes, not for all of them (issue 25: `host.ping` p99 with 200 remotes).
+    public static let writablePerTurn = 32
+    private var waiting = WritableQueue<WebConnection>(perTurn: WebServer.writablePerTurn)
+    private var turnQueued = false
+
     /// Where and how to listen.
     public struct Options: Sendable {
         public var address: String
@@ -73,7 +108,11 @@ public final class WebServer {
         callbacks.user = me.toOpaque()
         callbacks.accept = { user in WebServer.me(user).onAccept() ? 0 : 1 }
         callbacks.created = { user, wsi in WebServer.me(user).onCreated(WebConnection(wsi)) }
-        callbacks.destroyed = { user, wsi in WebServer.me(user).onDestroyed(WebConnection(wsi)) }
+        callbacks.destroyed = { user, wsi in
+            let me = WebServer.me(user), c = WebConnection(wsi)
+            me.waiting.forget(c)  // never asks lws about a freed connection
+            me.onDestroyed(c)
+        }
         callbacks.http = { user, wsi, path in
             WebServer.me(user).onHTTP(WebConnection(wsi), path.map { String(cString: $0) } ?? "/") ? 0 : -1
         }
@@ -196,15 +235,35 @@ public final class WebServer {
     }
 
     /// Sends one text message; call it from `onWritable` (one per callback). False: it failed.
-    public func send(_ c: WebConnection, _ bytes: [UInt8]) -> Bool {
+    public func send(_ c: WebConnection, _ message: Message) -> Bool {
         guard let wsi = c.wsi, !isClosing else { return false }
-        return bytes.withUnsafeBytes { ph_ws_send_text(wsi, $0.baseAddress, $0.count) } == 0
+        return ph_ws_send_shared(wsi, message.payload, message.count) == 0
     }
 
-    /// Asks for an `onWritable` call.
+    /// Asks for an `onWritable` call, in order, at most `writablePerTurn` a turn. They are asked of
+    /// lws on the loop's next turn, before it polls: libuv applies a watcher change only when it
+    /// polls, so this costs no latency, and each poll finds at most one batch writable.
     public func requestWritable(_ c: WebConnection) {
-        guard let wsi = c.wsi, !isClosing else { return }
-        ph_ws_request_writable(wsi)
+        guard c.wsi != nil, !isClosing else { return }
+        waiting.enqueue(c)
+        queueTurn()
+    }
+
+    /// The next turn asks for a batch (an idle handle, only while something waits: an idle server
+    /// arms nothing).
+    private func queueTurn() {
+        guard !turnQueued else { return }
+        turnQueued = true
+        loop.onNextTurn { [weak self] in self?.nextBatch() }
+    }
+
+    private func nextBatch() {
+        turnQueued = false
+        guard !isClosing else { return waiting.removeAll() }
+        for c in waiting.nextBatch() {
+            if let wsi = c.wsi { ph_ws_request_writable(wsi) }
+        }
+        if !waiting.isEmpty { queueTurn() }
     }
 
     /// Arms (seconds > 0) or clears (0) a deadline past which lws closes the connection: a reader

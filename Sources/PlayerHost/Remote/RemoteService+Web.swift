@@ -22,7 +22,7 @@ extension RemoteService {
         s.onOpen = { [weak self] c in
             guard let self, let conn = self.connections[c] else { return }
             conn.isSocket = true
-            conn.pendingState = self.state.message(now: InfoSnapshot.hostNow())
+            conn.pendingState = WebServer.Message(self.state.message(now: InfoSnapshot.hostNow()))
             s.requestWritable(c)
         }
         s.onReceive = { [weak self] c, bytes, first, final, binary in
@@ -189,9 +189,9 @@ extension RemoteService {
     /// One message per writable turn: replies first, then the newest state.
     func writable(_ c: Connection) -> Bool {
         guard let server, let conn = connections[c], !conn.isCut else { return false }
-        let next: String
+        let next: WebServer.Message
         if !conn.replies.isEmpty {
-            next = conn.replies.removeFirst()
+            next = WebServer.Message(conn.replies.removeFirst())
         } else if let s = conn.pendingState {
             conn.pendingState = nil
             stateMessagesSent += 1
@@ -199,7 +199,7 @@ extension RemoteService {
         } else {
             return true
         }
-        guard server.send(c, Array(next.utf8)) else { return false }
+        guard server.send(c, next) else { return false }
         if conn.replies.isEmpty && conn.pendingState == nil {
             if conn.deadlineArmed {
                 conn.deadlineArmed = false

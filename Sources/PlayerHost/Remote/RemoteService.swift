@@ -231,11 +231,12 @@ public final class RemoteService: SessionPlugin {
         }
     }
 
-    /// A new state: pushed to every page only when it differs from the last.
+    /// A new state: pushed to every page only when it differs from the last. Encoded once: every
+    /// page is sent the same bytes, and `WebServer` spreads the writes over turns.
     func update(_ new: RemoteState) {
         guard new != state else { return }
         state = new
-        let message = new.message(now: InfoSnapshot.hostNow())
+        let message = WebServer.Message(new.message(now: InfoSnapshot.hostNow()))
         var armed = false
         for (c, conn) in connections where conn.isSocket {
             // Only a page that has not taken the previous message gets a deadline: the usual
@@ -314,7 +315,7 @@ final class RemoteConnection {
     var tokenHash: String?
     var deviceName: String?
     /// The newest state not yet sent (a newer one replaces it: a page never gets a backlog).
-    var pendingState: String?
+    var pendingState: WebServer.Message?
     var replies: [String] = []
     /// A message being received in pieces.
     var partial: [UInt8] = []
