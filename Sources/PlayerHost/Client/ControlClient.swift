@@ -5,7 +5,7 @@ import PlayerHostRPC
 /// A blocking JSON-RPC client over the control socket, for npctl, scripts written in Swift,
 /// tests and the benchmark. Every wait has a deadline. Notifications that arrive while waiting
 /// for a reply are kept in `notifications`; requests from the host go to `requestHandler`.
-public final class ControlClient {
+public final class ControlClient: RPCClientEndpoint {
     public let path: String
     private var fd: Int32
     private var inbox: [UInt8] = []
@@ -66,54 +66,7 @@ public final class ControlClient {
         nextID += 1
         var line: [UInt8] = []
         RPCEncoder.request(method: method, params: params, id: id, into: &line)
-        try send(line)
-        while true {
-            let message = try readMessage()
-            if case .object(let o) = message, o["method"] == nil {
-                // An error with a null id answers a request the daemon could not read (a line
-                // over its limit): with one call outstanding, it is this call's.
-                let unread = o["id"] == .null && o["error"] != nil
-                guard o["id"] == .int(id) || unread else { continue }  // a stale reply: skip
-                if let e = o["error"] {
-                    throw .rpc(RPCError(code: e["code"]?.intValue ?? -32603,
-                                        message: e["message"]?.stringValue ?? "error", data: e["data"]))
-                }
-                return o["result"] ?? .null
-            }
-            try handleIncoming(message)
-        }
-    }
-
-    /// Sends a notification (no reply).
-    public func notify(_ method: String, _ params: [String: JSON] = [:]) throws(ClientError) {
-        var line: [UInt8] = []
-        RPCEncoder.notification(method: method, params: .object(params), into: &line)
-        try send(line)
-    }
-
-    /// Waits for the next notification (returning queued ones first), answering host requests.
-    public func nextNotification(timeout: Double? = nil) throws(ClientError) -> JSON {
-        if !notifications.isEmpty { return notifications.removeFirst() }
-        let saved = self.timeout
-        if let timeout { self.timeout = timeout }
-        defer { self.timeout = saved }
-        while true {
-            let message = try readMessage()
-            try handleIncoming(message)
-            if !notifications.isEmpty { return notifications.removeFirst() }
-        }
-    }
-
-    private func handleIncoming(_ message: JSON) throws(ClientError) {
-        guard case .object(let o) = message, case .string(let method)? = o["method"] else { return }
-        guard let rid = o["id"] else {
-            notifications.append(message)
-            return
-        }
-        let result = requestHandler?(method, o["params"] ?? .null) ?? .failure(.methodNotFound(method))
-        var line: [UInt8] = []
-        RPCEncoder.writeReply(id: rid, result, into: &line)
-        try send(line)
+        return try exchange(line, id: id)
     }
 
     /// Writes raw bytes (tests use this for hostile input).

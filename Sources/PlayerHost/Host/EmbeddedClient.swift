@@ -10,7 +10,7 @@ import PlayerHostRPC
 /// Waiting is the host's time, not the wall clock's: a read runs the host until idle, and while
 /// nothing has arrived moves its time to the next timer, up to `timeout` seconds of host time;
 /// then it throws `.timeout` as `ControlClient` does.
-public final class EmbeddedClient {
+public final class EmbeddedClient: RPCClientEndpoint {
     /// The host (strong: a test may keep only its clients; `EmbeddedHost.close` ends the cycle).
     public let host: EmbeddedHost
     /// The host's end of the pipe.
@@ -67,52 +67,7 @@ public final class EmbeddedClient {
         // The host's loop turns between a client's calls: what earlier ones left for later turns
         // is done first. (`send` does not: bytes sent together are read in one turn.)
         host.runUntilIdle()
-        try send(line)
-        while true {
-            let message = try readMessage()
-            if case .object(let o) = message, o["method"] == nil {
-                let unread = o["id"] == .null && o["error"] != nil
-                guard o["id"] == .int(id) || unread else { continue }  // a stale reply: skip
-                if let e = o["error"] {
-                    throw .rpc(RPCError(code: e["code"]?.intValue ?? -32603,
-                                        message: e["message"]?.stringValue ?? "error", data: e["data"]))
-                }
-                return o["result"] ?? .null
-            }
-            try handleIncoming(message)
-        }
-    }
-
-    /// Sends a notification (no reply).
-    public func notify(_ method: String, _ params: [String: JSON] = [:]) throws(ClientError) {
-        var line: [UInt8] = []
-        RPCEncoder.notification(method: method, params: .object(params), into: &line)
-        try send(line)
-    }
-
-    /// Waits for the next notification (returning queued ones first), answering host requests.
-    public func nextNotification(timeout: Double? = nil) throws(ClientError) -> JSON {
-        if !notifications.isEmpty { return notifications.removeFirst() }
-        let saved = self.timeout
-        if let timeout { self.timeout = timeout }
-        defer { self.timeout = saved }
-        while true {
-            let message = try readMessage()
-            try handleIncoming(message)
-            if !notifications.isEmpty { return notifications.removeFirst() }
-        }
-    }
-
-    private func handleIncoming(_ message: JSON) throws(ClientError) {
-        guard case .object(let o) = message, case .string(let method)? = o["method"] else { return }
-        guard let rid = o["id"] else {
-            notifications.append(message)
-            return
-        }
-        let result = requestHandler?(method, o["params"] ?? .null) ?? .failure(.methodNotFound(method))
-        var line: [UInt8] = []
-        RPCEncoder.writeReply(id: rid, result, into: &line)
-        try send(line)
+        return try exchange(line, id: id)
     }
 
     /// Writes raw bytes to the host, which reads them at once (as its socket would on its next
