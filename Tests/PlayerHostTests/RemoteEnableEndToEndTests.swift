@@ -117,16 +117,9 @@ import Testing
     @Test(.timeLimit(.minutes(1))) func aTakenPortIsReportedWithTheSource() throws {
         let h = try start()
         defer { h.close() }
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &a) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
-        }
-        #expect(bound && listen(fd, 1) == 0)
-        let port = Int(UInt16(bigEndian: a.sin_port))
+        // Below the ephemeral range: once freed, no other test's connection can take it.
+        let (fd, port) = try #require(RemoteEndToEndTests.boundLoopbackSocket())
+        #expect(listen(fd, 1) == 0)
         let r = try npctl(h, "remote enable --port \(port)")
         #expect(r.status != 0 && r.output.contains("does not listen") && r.output.contains("\(port)"), "\(r.output)")
         let doctor = try npctl(h, "doctor").output

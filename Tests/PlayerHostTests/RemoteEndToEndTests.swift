@@ -20,19 +20,32 @@ struct RemoteEndToEndTests {
         #filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast(3).joined(separator: "/") + "/scripts"
     }
 
-    /// A loopback port nobody listens on now (the kernel's pick, released at once).
+    /// A loopback port nobody listens on now, released at once. Picked below the kernel's
+    /// ephemeral range (32768-60999 here), so no other test's outgoing connection can take it
+    /// between this release and the daemon's bind.
     static func freePort() -> Int? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &a) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        guard let (fd, port) = boundLoopbackSocket() else { return nil }
+        close(fd)
+        return port
+    }
+
+    /// A TCP socket bound on 127.0.0.1 to a port below the ephemeral range, and that port.
+    static func boundLoopbackSocket() -> (Int32, Int)? {
+        for _ in 0..<200 {
+            let port = Int.random(in: 20_000..<32_000)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { return nil }
+            var a = sockaddr_in()
+            a.sin_family = sa_family_t(AF_INET)
+            a.sin_port = UInt16(port).bigEndian
+            a.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+            let bound = withUnsafePointer(to: &a) { p in
+                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            if bound { return (fd, port) }
+            close(fd)
         }
-        return bound ? Int(UInt16(bigEndian: a.sin_port)) : nil
+        return nil
     }
 
     /// A daemon with one playing session and the remote on a free loopback port, small limits.
