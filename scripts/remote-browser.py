@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """A real browser against the web remote (issue 25): headless Chromium (Debian's chromium and
 chromium-driver, driven by python3-selenium) pairs with a fresh code, sees the Now Playing title,
-presses pause and sees the host pause, then sees a change the host makes arrive. Every wait has a
+presses pause and sees the host pause, then sees a change the host makes arrive; sets the rate
+and the volume and sees the host take them, sees the host's volume move the slider, and turns the
+lock-screen switch on (Media Session metadata, the silent loop playing) and off. Every wait has a
 deadline. As root Chromium needs --no-sandbox.
 
     scripts/remote-browser.py SOCKET [SCREENSHOT.png] [CONFIG]
@@ -57,6 +59,57 @@ try:
     rpc.call("command.send", {"command": "play", "session": "main"})
     wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "playing")
     print("page shows the host's change")
+    # Rate and volume: the page's controls reach the host, which publishes them back.
+    def np_field(get, want, what):
+        deadline = time.monotonic() + 10
+        while get(rpc.call("nowPlaying.get")) != want:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"the host's {what} did not become {want} within 10 s")
+            time.sleep(0.02)
+    def set_control(element_id, value):
+        driver.execute_script("const e = document.getElementById(arguments[0]); e.value = arguments[1];"
+                              "e.dispatchEvent(new Event('change'))", element_id, value)
+    set_control("rate", "1.5")
+    np_field(lambda n: n["info"].get("rate"), 1.5, "rate")
+    print("rate 1.5 reached the host")
+    set_control("volume", "0.4")
+    np_field(lambda n: n.get("volume"), 0.4, "volume")
+    print("volume 0.4 reached the host")
+    # A change of volume from the host moves the page's slider.
+    rpc.call("command.send", {"command": "changeVolume", "session": "main", "volume": 0.7})
+    wait.until(lambda d: d.find_element(By.ID, "volume").get_attribute("value") == "0.7")
+    print("the host's volume reached the page")
+    # Promote: offered only for a session that can become active and is not. The second session
+    # (pip) is paused with no active audio session: no button. Once it plays it takes the host's
+    # Now Playing, and main (still playing, no longer active) gets a Promote that brings it back.
+    # The list is drawn anew on every state: read and click it in one script, never through a
+    # stale element.
+    promotable = lambda d: d.execute_script(
+        "return [...document.querySelectorAll('#sessions li')].filter(li => li.querySelector('button'))"
+        ".map(li => li.querySelector('span').textContent.split(' ')[0])")
+    wait.until(lambda d: d.execute_script("return document.querySelectorAll('#sessions li').length") == 2)
+    if promotable(driver):
+        raise SystemExit(f"a Promote is offered for a session that cannot become active: {promotable(driver)}")
+    print("no Promote for a session that cannot become active")
+    rpc.call("command.send", {"command": "play", "session": "pip"})
+    wait.until(lambda d: d.find_element(By.ID, "title").text == "Second")
+    wait.until(lambda d: "main" in promotable(d))
+    driver.execute_script("[...document.querySelectorAll('#sessions li')].find(li => li.querySelector('span')"
+                          ".textContent.startsWith('main ')).querySelector('button').click()")
+    np_field(lambda n: n.get("session"), "main", "Now Playing session")
+    wait.until(lambda d: d.find_element(By.ID, "title").text == "Magnificent")
+    print("promoted from the page: the host's Now Playing is main again")
+    rpc.call("command.send", {"command": "pause", "session": "pip"})
+    # The lock-screen switch: off by default (no metadata); on, the Media Session shows the
+    # title and the silent loop plays (what keeps a phone's lock screen showing it).
+    assert driver.execute_script("return navigator.mediaSession.metadata") is None
+    driver.find_element(By.ID, "lockscreen").click()
+    wait.until(lambda d: d.execute_script("const m = navigator.mediaSession.metadata; return m ? m.title : null") == "Magnificent")
+    wait.until(lambda d: d.execute_script("return !document.getElementById('silence').paused"))
+    print("lock screen shows the title and the silent loop plays")
+    driver.find_element(By.ID, "lockscreen").click()
+    wait.until(lambda d: d.execute_script("return navigator.mediaSession.metadata") is None)
+    print("lock screen off again")
     if config:
         with open(config) as f:
             text = f.read()

@@ -48,16 +48,17 @@ struct RemoteEndToEndTests {
         return nil
     }
 
-    /// A daemon with one playing session and the remote on a free loopback port, small limits.
-    func startDaemon(listen: String = "127.0.0.1:0") throws -> DaemonHarness {
+    /// A daemon with one playing session (and `extra` config text, e.g. another session) and the
+    /// remote on a free loopback port, small limits.
+    func startDaemon(listen: String = "127.0.0.1:0", extra: String = "") throws -> DaemonHarness {
         let h = try DaemonHarness()
-        try writeConfig(h, listen: listen)
+        try writeConfig(h, listen: listen, extra: extra)
         #expect(try h.start(["--config", h.directory + "/playerhost.toml"]))
         #expect(h.waitForStderr("remote: listening on"))
         return h
     }
 
-    func writeConfig(_ h: DaemonHarness, listen: String, maxConnections: Int = 8) throws {
+    func writeConfig(_ h: DaemonHarness, listen: String, maxConnections: Int = 8, extra: String = "") throws {
         let config = h.directory + "/playerhost.toml"
         let text = """
             [[session]]
@@ -79,6 +80,7 @@ struct RemoteEndToEndTests {
             header_timeout_s = 2
             slow_reader_s = 2
 
+            \(extra)
             """
         _ = try runShell("cat > '\(config)' <<'EOF'\n\(text)EOF")
     }
@@ -96,12 +98,31 @@ struct RemoteEndToEndTests {
     func aBrowserPairsSeesTheTitleAndPauses() throws {
         // A fixed port, so the page can come back to it after the reload that restarts the remote.
         let port = try #require(Self.freePort())
-        let h = try startDaemon(listen: "127.0.0.1:\(port)")
+        // A second session of the host's, paused and not active: the page offers no Promote for
+        // it until it can become active.
+        let pip = """
+            [[session]]
+            id = "pip"
+            kind = "pip"
+            category = "playback"
+            activate = true
+            bind_defaults = true
+            [[session.item]]
+            title = "Second"
+            duration = 100
+
+            """
+        let h = try startDaemon(listen: "127.0.0.1:\(port)", extra: pip)
         defer { h.close() }
         let r = try runShell("/usr/bin/python3 '\(Self.scripts)/remote-browser.py' '\(h.socketPath)' '' '\(h.directory)/playerhost.toml' 2>&1",
                              deadline: 90)
         #expect(r.status == 0, "\(r.output)")
         #expect(r.output.contains("host paused"))
+        #expect(r.output.contains("rate 1.5 reached the host") && r.output.contains("volume 0.4 reached the host"))
+        #expect(r.output.contains("the host's volume reached the page"))
+        #expect(r.output.contains("no Promote for a session that cannot become active"))
+        #expect(r.output.contains("promoted from the page: the host's Now Playing is main again"))
+        #expect(r.output.contains("lock screen shows the title and the silent loop plays") && r.output.contains("lock screen off again"))
         #expect(r.output.contains("a change arrives after the reconnect"))
         #expect(h.stop()?.status == 0)
     }

@@ -133,7 +133,9 @@ function renderSessions() {
     const label = document.createElement('span');
     label.textContent = `${s.id} · ${s.kind} · ${s.appName || s.app} — ${s.playbackState}${s.isActive ? '' : ' (inactive)'}`;
     li.append(label);
-    if (!s.isActive) {
+    // Only where it can work: a session that cannot become active (no active audio session,
+    // no command) would only get a refusal.
+    if (!s.isActive && s.canBecomeActive) {
       const b = document.createElement('button');
       b.textContent = 'Promote';
       b.onclick = () => send('promote', { session: s.id });
