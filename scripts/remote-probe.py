@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Hostile protocol checks of the web remote (issue 25), against a running playerhostd whose config
-has [remote] listen (RemoteEndToEndTests runs it with max_connections = 8, max_message_kb = 1,
+has [remote] listen (RemoteEndToEndTests runs it with max_connections = 8,
+max_connections_per_address = 4, max_message_kb = 1,
 header_timeout_s = 2). Prints `ok NAME` or `FAIL NAME: why` per check; exits 1 if any failed.
 
     scripts/remote-probe.py SOCKET STATE_DIR
@@ -203,19 +204,38 @@ async def main():
     s.close()
     check(f"slowloris cut ({cut if cut is None else round(cut, 2)} s)", cut is not None and cut < 6)
 
-    # Connection cap (max_connections = 8): the 9th connection is closed at once, then room again.
-    held = [socket.create_connection((host, port), timeout=5) for _ in range(8)]
+    # Connection caps (max_connections = 8, max_connections_per_address = 4): one address gets 4,
+    # its 5th is closed at once while another address still gets in; the 9th in all is closed at
+    # once whatever its address; then room again. (All of 127/8 is loopback on Linux.)
+    def connect_from(source):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.settimeout(5)
+        s.bind((source, 0))
+        s.connect((host, port))
+        return s
+
+    def closed_at_once(s):
+        s.settimeout(2)
+        try:
+            got = s.recv(1)
+        except ConnectionResetError:
+            got = b""
+        except socket.timeout:
+            got = None
+        s.close()
+        return got == b"", repr(got)
+
+    refused_before = rpc.call("remote.status")["refusedConnections"]
+    held = [connect_from("127.0.0.1") for _ in range(4)]
     time.sleep(0.2)
-    extra = socket.create_connection((host, port), timeout=5)
-    extra.settimeout(2)
-    try:
-        got = extra.recv(1)
-    except ConnectionResetError:
-        got = b""
-    except socket.timeout:
-        got = None
-    check("connection over the cap closed", got == b"", repr(got))
-    extra.close()
+    check("a 5th connection from one address closed", *closed_at_once(connect_from("127.0.0.1")))
+    held += [connect_from("127.0.0.2") for _ in range(4)]
+    time.sleep(0.2)
+    check("another address still got its 4", rpc.call("remote.status")["connections"] == 8,
+          str(rpc.call("remote.status")["connections"]))
+    check("connection over the cap closed", *closed_at_once(connect_from("127.0.0.3")))
+    refusals = rpc.call("remote.status")["refusedConnections"] - refused_before
+    check("both refusals counted", refusals == 2, str(refusals))
     for h in held:
         h.close()
     time.sleep(0.3)

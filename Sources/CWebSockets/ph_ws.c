@@ -8,6 +8,9 @@
 #include <sys/random.h>
 #include <errno.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +33,22 @@ static ph_ws_server *server_of(struct lws *wsi) {
     return (ph_ws_server *)lws_context_user(lws_get_context(wsi));
 }
 
+/// The numeric address of the socket's peer (an IPv4-mapped IPv6 address as IPv4), or "?":
+/// one spelling for the accept filter and `ph_ws_peer`, so per-address counts match.
+static void peer_text(int fd, char *buffer, size_t length) {
+    struct sockaddr_storage a;
+    socklen_t n = sizeof a;
+    snprintf(buffer, length, "?");
+    if (fd < 0 || getpeername(fd, (struct sockaddr *)&a, &n) != 0) return;
+    if (a.ss_family == AF_INET) {
+        inet_ntop(AF_INET, &((struct sockaddr_in *)&a)->sin_addr, buffer, (socklen_t)length);
+    } else if (a.ss_family == AF_INET6) {
+        struct in6_addr *v6 = &((struct sockaddr_in6 *)&a)->sin6_addr;
+        if (IN6_IS_ADDR_V4MAPPED(v6)) inet_ntop(AF_INET, &v6->s6_addr[12], buffer, (socklen_t)length);
+        else inet_ntop(AF_INET6, v6, buffer, (socklen_t)length);
+    }
+}
+
 static void drop_response(struct ph_ws_session *s) {
     if (s && s->response) {
         free(s->response);
@@ -45,11 +64,13 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     ph_ws_callbacks *cb = &server->cb;
     switch (reason) {
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION: {
-        if (server->destroying || cb->accept(cb->user)) return 1;
+        int fd = (int)(intptr_t)in, size = 64 * 1024;
+        char peer[INET6_ADDRSTRLEN + 1];
+        peer_text(fd, peer, sizeof peer);
+        if (server->destroying || cb->accept(cb->user, peer)) return 1;
         // A fixed, small kernel send buffer: a page's messages are small, a reader that does not
         // take them then stalls its writes soon (and is cut off), and 200 remotes cannot pin
         // megabytes of kernel memory each (autotuning would grow it to tcp_wmem's maximum).
-        int fd = (int)(intptr_t)in, size = 64 * 1024;
         setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
         return 0;
     }
@@ -217,8 +238,9 @@ int ph_ws_query(struct lws *wsi, const char *name, char *buffer, int length) {
 }
 
 int ph_ws_peer(struct lws *wsi, char *buffer, int length) {
-    const char *p = lws_get_peer_simple(wsi, buffer, (size_t)length);
-    return p ? (int)strlen(p) : -1;
+    if (length <= 0) return -1;
+    peer_text((int)lws_get_socket_fd(wsi), buffer, (size_t)length);
+    return (int)strlen(buffer);
 }
 
 int ph_ws_http_respond(struct lws *wsi, int status, const char *content_type,

@@ -86,7 +86,7 @@ struct RemoteEndToEndTests {
     }
 
     @Test(.timeLimit(.minutes(5))) func hostileProtocolChecks() throws {
-        let h = try startDaemon()
+        let h = try startDaemon(extra: "max_connections_per_address = 4\n")
         defer { h.close() }
         let r = try runShell("/usr/bin/python3 '\(Self.scripts)/remote-probe.py' '\(h.socketPath)' '\(h.directory)/state' 2>&1", deadline: 150)
         #expect(r.status == 0, "\(r.output)")

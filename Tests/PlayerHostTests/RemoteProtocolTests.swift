@@ -149,13 +149,16 @@ import Testing
 
     /// `[remote]` in the config file: parsed, printed back, and checked (`--check-config`).
     @Test func theRemoteTable() throws {
-        let c = try HostConfig.parse("[remote]\nlisten = \"127.0.0.1:8470\"\npairing_code_s = 60\nmax_connections = 8\n")
+        let c = try HostConfig.parse("[remote]\nlisten = \"127.0.0.1:8470\"\npairing_code_s = 60\nmax_connections = 8\nmax_connections_per_address = 3\n")
+        #expect(c.remote?.maxConnectionsPerAddress == 3)
         #expect(c.remote?.endpoint?.address == "127.0.0.1" && c.remote?.endpoint?.port == 8470)
         #expect(c.remote?.pairingCodeSeconds == 60 && c.remote?.usesTLS == false)
         #expect(try HostConfig.parse(c.tomlString()) == c)
         #expect(try HostConfig.parse("[remote]\nlisten = \"0.0.0.0:8470\"\n").remote?.usesTLS == true)
         for (text, says) in [("[remote]\nlisten = \"phone:80\"\n", "remote.listen must be ADDRESS:PORT"),
                              ("[remote]\nlisten = \"127.0.0.1:1\"\nmax_connections = 0\n", "remote.max_connections must be 1…10000"),
+                             ("[remote]\nlisten = \"127.0.0.1:1\"\nmax_connections_per_address = 0\n", "remote.max_connections_per_address must be 1…10000"),
+                             ("[remote]\nlisten = \"127.0.0.1:1\"\nmax_connections_per_address = \"4\"\n", "max_connections_per_address"),
                              ("[remote]\nlisten = \"127.0.0.1:1\"\ncertificate = \"c.pem\"\n", "remote.certificate and remote.key go together"),
                              ("[remote]\nlisten = \"127.0.0.1:1\"\nport = 3\n", "remote.port: unknown key")] {
             do {

@@ -13,8 +13,9 @@ typedef struct ph_ws_server ph_ws_server;
 /// What the server calls back, on the loop's thread. `user` is passed back untouched.
 typedef struct ph_ws_callbacks {
     void *user;
-    /// A TCP connection was accepted: nonzero closes it at once (the connection cap).
-    int (*accept)(void *user);
+    /// A TCP connection was accepted from `peer` (its numeric address, as `ph_ws_peer` gives it):
+    /// nonzero closes it at once (the connection caps, in all and per address).
+    int (*accept)(void *user, const char *peer);
     /// A connection object was made / is being freed (counts connections).
     void (*created)(void *user, struct lws *wsi);
     void (*destroyed)(void *user, struct lws *wsi);

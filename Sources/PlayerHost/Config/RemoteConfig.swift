@@ -7,6 +7,7 @@ import PlayerHostBase
 /// listen = "127.0.0.1:8470"   # loopback: plain HTTP; any other address is always TLS
 /// pairing_code_s = 120        # how long a code of `npctl remote pair` is valid
 /// max_connections = 64        # HTTP and WebSocket connections at once
+/// max_connections_per_address = 16  # of them from one address (one LAN peer cannot take all)
 /// max_message_kb = 16         # the largest WebSocket message a page may send
 /// header_timeout_s = 10       # a request's headers must be complete within this (slowloris)
 /// slow_reader_s = 10          # a page that does not take what it was sent within this is cut off
@@ -18,6 +19,9 @@ public struct RemoteConfig: Codable, Sendable, Equatable {
     public var pairingCodeSeconds: Int?
     /// `max_connections`: connections at once (default 64).
     public var maxConnections: Int?
+    /// `max_connections_per_address`: connections at once from one peer address (default 16),
+    /// so one machine on the network cannot take every connection and lock the phones out.
+    public var maxConnectionsPerAddress: Int?
     /// `max_message_kb`: the largest message a page may send, KiB (default 16).
     public var maxMessageKB: Int?
     /// `header_timeout_s`: seconds for a request's headers (default 10).
@@ -39,6 +43,7 @@ public struct RemoteConfig: Codable, Sendable, Equatable {
         ConfigKey("listen", .string),
         ConfigKey("pairing_code_s", .integer),
         ConfigKey("max_connections", .integer),
+        ConfigKey("max_connections_per_address", .integer),
         ConfigKey("max_message_kb", .integer),
         ConfigKey("header_timeout_s", .integer),
         ConfigKey("slow_reader_s", .integer),
@@ -51,6 +56,7 @@ public struct RemoteConfig: Codable, Sendable, Equatable {
         case listen
         case pairingCodeSeconds = "pairing_code_s"
         case maxConnections = "max_connections"
+        case maxConnectionsPerAddress = "max_connections_per_address"
         case maxMessageKB = "max_message_kb"
         case headerTimeoutSeconds = "header_timeout_s"
         case slowReaderSeconds = "slow_reader_s"
@@ -92,6 +98,7 @@ public struct RemoteConfig: Codable, Sendable, Equatable {
             throw .config("\(source): remote.certificate and remote.key go together")
         }
         for (name, value, range) in [("pairing_code_s", pairingCodeSeconds, 10...3600), ("max_connections", maxConnections, 1...10_000),
+                                     ("max_connections_per_address", maxConnectionsPerAddress, 1...10_000),
                                      ("max_message_kb", maxMessageKB, 1...1024), ("header_timeout_s", headerTimeoutSeconds, 1...300),
                                      ("slow_reader_s", slowReaderSeconds, 1...300)] {
             if let value, !range.contains(value) {

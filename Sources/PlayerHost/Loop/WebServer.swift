@@ -82,8 +82,8 @@ public final class WebServer {
     /// The port it listens on (the one asked for, or the one the kernel chose for port 0).
     public private(set) var port = 0
 
-    /// A TCP connection arrives: false refuses it (the connection cap).
-    public var onAccept: () -> Bool = { true }
+    /// A TCP connection arrives from `peer` (its numeric address): false refuses it (the caps).
+    public var onAccept: (_ peer: String) -> Bool = { _ in true }
     public var onCreated: (WebConnection) -> Void = { _ in }
     public var onDestroyed: (WebConnection) -> Void = { _ in }
     /// An HTTP request for a path: answer with `respond`, now or later; false closes.
@@ -106,7 +106,9 @@ public final class WebServer {
         guard server == nil, !isClosing else { return }
         let me = Unmanaged.passRetained(self)
         callbacks.user = me.toOpaque()
-        callbacks.accept = { user in WebServer.me(user).onAccept() ? 0 : 1 }
+        callbacks.accept = { user, peer in
+            WebServer.me(user).onAccept(peer.map { String(cString: $0) } ?? "?") ? 0 : 1
+        }
         callbacks.created = { user, wsi in WebServer.me(user).onCreated(WebConnection(wsi)) }
         callbacks.destroyed = { user, wsi in
             let me = WebServer.me(user), c = WebConnection(wsi)

@@ -77,6 +77,8 @@ extension RemoteService {
             "pages": .int(Int64(connections.values.filter(\.isSocket).count)),
             "stateMessagesSent": .int(Int64(stateMessagesSent)),
             "maxConnections": .int(Int64(maxConnections)),
+            "maxConnectionsPerAddress": .int(Int64(maxConnectionsPerAddress)),
+            "refusedConnections": .int(Int64(refusedConnections)),
         ]
         if server != nil { o["url"] = .string(baseURL) }
         // Where the setting comes from: the config file, or remote.toml (`npctl remote enable`).

@@ -11,9 +11,9 @@ extension RemoteService {
     typealias Connection = WebServer.WebConnection
 
     func wire(_ s: WebServer) {
-        s.onAccept = { [weak self] in
-            guard let self else { return false }
-            return self.connections.count < self.maxConnections
+        s.onAccept = { [weak self, weak s] peer in
+            guard let self, let s else { return false }
+            return self.admits(peer, server: s)
         }
         s.onCreated = { [weak self] c in self?.connections[c] = RemoteConnection() }
         s.onDestroyed = { [weak self] c in self?.connections[c] = nil }
@@ -29,6 +29,27 @@ extension RemoteService {
             self?.receive(c, bytes, first: first, final: final, binary: binary) ?? false
         }
         s.onWritable = { [weak self] c in self?.writable(c) ?? false }
+    }
+
+    /// Whether a connection from `peer` fits under both caps: `max_connections` in all and
+    /// `max_connections_per_address` from one address (one LAN peer cannot take every connection;
+    /// at most 64 connections are counted, each address read once).
+    func admits(_ peer: String, server s: WebServer) -> Bool {
+        guard connections.count < maxConnections else {
+            refusedConnections += 1
+            return false
+        }
+        var fromPeer = 0
+        for (c, conn) in connections {
+            if conn.peer == nil { conn.peer = s.peer(of: c) }
+            if conn.peer == peer { fromPeer += 1 }
+        }
+        // Counted, not logged: a peer knocking in a loop must not flood the log.
+        guard fromPeer < maxConnectionsPerAddress else {
+            refusedConnections += 1
+            return false
+        }
+        return true
     }
 
     /// The device whose token the request's cookie carries.

@@ -34,7 +34,10 @@ public final class RemoteService: SessionPlugin {
     var lastError: String?
     /// Counters for `remote.status` and the benchmark.
     var stateMessagesSent = 0
+    /// Connections closed at accept by `max_connections` or `max_connections_per_address`.
+    var refusedConnections = 0
     var maxConnections: Int { config.maxConnections ?? 64 }
+    var maxConnectionsPerAddress: Int { config.maxConnectionsPerAddress ?? 16 }
     var maxMessageBytes: Int { (config.maxMessageKB ?? 16) << 10 }
     var slowReaderSeconds: Int { config.slowReaderSeconds ?? 10 }
     /// Counts loads: a reload's load supersedes one still on the thread pool.
@@ -312,6 +315,8 @@ public final class RemoteService: SessionPlugin {
 /// One connection's state: an HTTP request or a page's WebSocket.
 final class RemoteConnection {
     var isSocket = false
+    /// The peer's numeric address, read once (the per-address cap counts by it).
+    var peer: String?
     var tokenHash: String?
     var deviceName: String?
     /// The newest state not yet sent (a newer one replaces it: a page never gets a backlog).
