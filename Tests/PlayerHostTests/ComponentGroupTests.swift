@@ -182,4 +182,17 @@ import Testing
         group.apply(HostConfig(), old: HostConfig(), changes: &changes)
         #expect(changes.changed == ["a", "b"])
     }
+
+    /// The daemon lists its parts once, in the order the docs (and the state's split) rely on.
+    @Test func theDaemonListsItsPartsInStartOrder() throws {
+        let dir = DaemonHarness.makeTempDirectory()
+        defer { _ = try? runShell("rm -rf '\(dir)'") }
+        var options = HostOptions(socketPath: dir + "/c.sock", socketIsDefault: false)
+        options.stateDirectory = dir + "/state"
+        options.environment = ["HOME": dir, "XDG_CONFIG_HOME": dir + "/config"]
+        let host = try HostDaemon(options: options, logger: .init(label: "test"))
+        defer { host.finish() }
+        #expect(host.components.map(\.name) == ["control server", "artwork", "signals", "state", "mpris", "plugins"])
+        #expect(host.group.phase == .idle, "listing them starts nothing")
+    }
 }
