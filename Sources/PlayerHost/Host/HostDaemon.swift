@@ -11,9 +11,9 @@ import PlayerHostRPC
 import PlayerHostServer
 
 /// The daemon: a `HostCore` on one libuv loop, and the I/O parts around it — the control server
-/// and its lock, signal handling, the MPRIS export, artwork, the state file, supervised plugins —
-/// started in order and shut down in reverse. `run()` blocks until the host has shut down and
-/// every handle is closed.
+/// and its lock, artwork, signal handling, the state file, the MPRIS export, plugins — each a
+/// `HostComponent` of one `ComponentGroup` (`components`), started in order and shut down in
+/// reverse. `run()` blocks until the host has shut down and every handle is closed.
 ///
 /// Configuration has one path: `init` applies the file to the empty core (`HostCore.apply`), each
 /// part takes its keys from the same config when it starts, and a reload applies the new file
@@ -27,10 +27,41 @@ public final class HostDaemon {
     public var dispatcher: RPCDispatcher { core.dispatcher }
     /// The Now Playing model, run on the loop.
     public var nowPlaying: NowPlayingService { core.nowPlaying }
-    public private(set) var server: ControlServer!
-    private var lock: InstanceLock?
-    private var signals: [SignalWatcher] = []
-    public private(set) var isShuttingDown = false
+    public internal(set) var server: ControlServer!
+    var lock: InstanceLock?
+    /// The daemon's components, in start order; shutdown stops them in reverse, each first
+    /// told `willStop`, then `stop` (see `ComponentGroup`). What each does, at start / at stop:
+    ///
+    /// 1. control server — takes the lock, binds the socket / willStop: stops accepting, tells
+    ///    the clients, SIGTERMs the supervised plugins, closes the connections after their last
+    ///    replies (with the grace deadline); the lock is released by `finish`.
+    /// 2. artwork — the resolver and its cache / stop: its helpers.
+    /// 3. signals — SIGTERM/SIGINT, SIGHUP and the reloader, the lock file's watch / stop: them.
+    /// 4. state — restores the saved sessions, before plugins set up theirs / willStop: writes
+    ///    the exact positions, so first of all (state's split: restored before the plugins
+    ///    start, written before the clients and plugins go, though it starts after the server).
+    /// 5. mpris — the bus export / stop: the connection.
+    /// 6. plugins — built-ins run to the end of their setup, then the supervised ones / stop:
+    ///    the core closes (built-ins detached).
+    ///
+    /// So a shutdown runs: state written, clients told, supervised plugins SIGTERMed,
+    /// connections closing, core closed, MPRIS closed, signals and lock watch closed, artwork.
+    private(set) lazy var group: ComponentGroup = {
+        let group = ComponentGroup([
+            DaemonComponents.Server(self), DaemonComponents.Artwork(self), DaemonComponents.Signals(self),
+            DaemonComponents.State(self), DaemonComponents.MPRIS(self), DaemonComponents.Plugins(self),
+        ])
+        group.willShutdown = { [weak self] reason in
+            guard let self else { return }
+            self.logger.info("shutting down: \(reason)")
+            SystemdNotifier.notify("STOPPING=1", socket: self.options.notifySocket)
+        }
+        return group
+    }()
+    /// The components, in start order.
+    var components: [HostComponent] { group.components }
+    /// A shutdown was asked for (or the start failed): nothing starts any more.
+    public var isShuttingDown: Bool { group.isShuttingDown }
     /// How long shutdown waits for clients to take their last replies.
     public var shutdownGraceMilliseconds: UInt64 = 2000
     /// Compiled-in plugins to attach at start (playerhostd passes `BuiltinPlugins.all`).
@@ -45,11 +76,11 @@ public final class HostDaemon {
     /// executable, which sets the start's level itself; nil: a reload leaves the level alone).
     public var applyLogLevel: ((Logger.Level) -> Void)?
     /// The MPRIS2 export of the Now Playing session (see `MPRISBridge`).
-    public private(set) var mpris: MPRISBridge?
+    public internal(set) var mpris: MPRISBridge?
     /// Resolves sessions' artwork (nil when its cache directory cannot be made).
-    public private(set) var artwork: ArtworkResolver?
+    public internal(set) var artwork: ArtworkResolver?
     /// Why the daemon stopped on its own: its lock file (its runtime directory) went away.
-    public private(set) var lostLock: String?
+    public internal(set) var lostLock: String?
 
     public init(options: HostOptions, logger: Logger) throws(HostError) {
         self.options = options
@@ -75,9 +106,7 @@ public final class HostDaemon {
                                  "state": .null, "mpris": ["status": "stopped"],
                                  "pid": .int(Int64(getpid())),
                                  "timersArmed": .int(Int64(loop.activeHandleTypes.filter { $0 == "timer" }.count))]
-        for component in components {
-            for (k, v) in component.stats { o[k] = v }
-        }
+        for (k, v) in group.stats { o[k] = v }
         return o
     }
 
@@ -95,41 +124,13 @@ public final class HostDaemon {
         // A client that vanishes mid-write must not kill the daemon.
         signal(SIGPIPE, SIG_IGN)
         do {
-            try SocketLocation.prepareDirectory(for: options.socketPath, isDefault: options.socketIsDefault)
-            lock = try InstanceLock(socketPath: options.socketPath)
-            server = ControlServer(loop: loop, dispatcher: dispatcher, path: options.socketPath, logger: logger)
-            try server.start()
+            try group.start()
         } catch {
-            lock?.release()
-            lock = nil
-            throw .server(error)
+            // The user sees the part's own error, as before; the group's names the part.
+            logger.debug("\(error)")
+            throw error.error
         }
-        // Weak throughout: callbacks of handles may outlive the daemon object in tests.
-        server.onDisconnect = { [weak core] rpc in core?.connectionClosed(rpc) }
-        core.connections = server
-        startArtwork()
-        do {
-            for sig in [SIGTERM, SIGINT] {
-                let w = try SignalWatcher(loop: loop)
-                try w.start(signal: sig) { [weak self] s in
-                    self?.shutdown(reason: s == SIGTERM ? "SIGTERM" : "SIGINT")
-                }
-                signals.append(w)
-            }
-            let hup = try SignalWatcher(loop: loop)
-            try hup.start(signal: SIGHUP) { [weak self] _ in self?.reloader?.reload(trigger: "SIGHUP") }
-            signals.append(hup)
-        } catch {
-            throw .loop(error)
-        }
-        watchLock()
-        let reloader = ConfigReloader(host: self)
-        reloader.applyLogLevel = applyLogLevel
-        self.reloader = reloader
-        StateStore.attach(to: self)  // restores saved sessions before plugins set up theirs
-        startMPRIS()
-        // Signals first: starting plugins runs the loop, and a SIGTERM then must still shut down in order.
-        startPlugins()
+        // A SIGTERM while plugins set up: the group stopped, and the daemon never says ready.
         guard !isShuttingDown else { return }
         logger.info("playerhostd \(HostVersion.string) listening on \(options.socketPath) (pid \(getpid()))")
         if let fd = options.readyFD {
@@ -137,85 +138,6 @@ public final class HostDaemon {
             close(fd)
         }
         SystemdNotifier.notify("READY=1\nMAINPID=\(getpid())", socket: options.notifySocket)
-    }
-
-    /// Stops in order when the lock file goes (the runtime directory removed): another daemon
-    /// can then start on the same socket path, and none can reach this one.
-    private func watchLock() {
-        do {
-            try lock?.watch(loop: loop) { [weak self] in
-                guard let self, !self.isShuttingDown else { return }
-                let why = "it was removed while the daemon ran (its directory deleted?), so another daemon could start on \(self.options.socketPath) and none could reach this one"
-                self.logger.error("the lock file \(self.lock?.path ?? "") \(why); stopping")
-                self.lostLock = why
-                self.shutdown(reason: "lock file removed")
-            }
-        } catch {
-            logger.warning("cannot watch the lock file: \(error); a removed runtime directory goes unnoticed")
-        }
-    }
-
-    private func startMPRIS() {
-        let env = options.effectiveEnvironment
-        let bridge = MPRISBridge(loop: loop, logger: logger, service: nowPlaying,
-                                 address: DBusConnection.sessionBusAddress(environment: env),
-                                 enabled: core.config.mpris?.enabled ?? true)
-        applyAtStart(bridge)
-        // D-Bus callers reach these: weak, never unowned.
-        bridge.canOpen = { [weak self] in self?.provided.isProvided("mpv.open") ?? false }
-        bridge.opener = { [weak self] uri in
-            guard let self, let promise = try? self.provided.request("mpv.open", params: ["urls": [.string(uri)]]) else {
-                return .failure(.notSupported("no player plugin can open URIs"))
-            }
-            promise.onComplete { [weak self] result in
-                if case .failure(let e) = result { self?.logger.warning("MPRIS OpenUri \(uri): \(e.message)") }
-            }
-            return .success(())
-        }
-        nowPlaying.publisher.add(bridge)
-        mpris = bridge
-        bridge.start()
-    }
-
-    /// The artwork resolver: its cache, the decoder helper and fetch helpers (started on first use).
-    private func startArtwork() {
-        let config = core.config
-        let directory = ArtworkCache.defaultDirectory(environment: options.effectiveEnvironment)
-        do {
-            let cache = try ArtworkCache(directory: directory, limitBytes: (config.artworkCacheMB ?? 64) << 20)
-            let helper = ArtworkHelper(loop: loop, executable: ArtworkResolver.helperPath(), logger: logger)
-            let resolver = ArtworkResolver(service: nowPlaying, cache: cache, helper: helper, logger: logger)
-            applyAtStart(resolver)
-            nowPlaying.publisher.add(resolver, topics: [.info, .sessions])
-            artwork = resolver
-        } catch {
-            logger.error("artwork resolution is off: \(error)")
-        }
-    }
-
-    private func startPlugins() {
-        // The web remote (issue 25): a built-in client of the host, always there (off without
-        // `[remote] listen`), so `npctl remote enable` needs no restart.
-        do {
-            let dir = StateStore.defaultDirectory(explicit: options.stateDirectory ?? options.config.stateDirectory,
-                                                  environment: SocketLocation.currentEnvironment())
-            plugins.append(RemoteService(config: options.config.remote ?? RemoteConfig(), stateDirectory: dir, configPath: options.configPath ?? HostConfig.defaultPath(environment: options.effectiveEnvironment), logger: logger))
-        }
-        for plugin in plugins { inProcess.attach(plugin, server: server, loop: loop) }
-        for (name, error) in inProcess.failures { logger.error("plugin \(name) failed: \(error)") }
-        // Built-ins set up the host's own sessions: let them finish before saying ready.
-        var rounds = 0
-        while inProcess.pendingCalls > 0 && rounds < 10_000 && !isShuttingDown {
-            loop.run(.once)
-            rounds += 1
-        }
-        // A SIGTERM while built-ins were setting up: start nothing more.
-        guard !isShuttingDown else { return }
-        let specs = Self.pluginSpecs(config: core.config, environment: options.effectiveEnvironment)
-        guard !specs.isEmpty else { return }
-        let sup = PluginSupervisor(loop: loop, socketPath: options.socketPath, logger: logger)
-        supervisor = sup
-        for spec in specs { sup.start(spec) }
     }
 
     /// The artwork keys over the resolver's defaults (at start and on reload alike).
@@ -227,27 +149,17 @@ public final class HostDaemon {
         return l
     }
 
-    /// The daemon's I/O parts that take config keys and report stats, in start order.
-    var components: [HostComponent] {
-        var c: [HostComponent] = []
-        if let server { c.append(server) }
-        if let artwork { c.append(artwork) }
-        if let state { c.append(state) }
-        if let mpris { c.append(mpris) }
-        return c
-    }
-
     /// A part starting takes its keys as a reload would, from the empty configuration: start
     /// is "apply the config to an empty host", for the parts as for the core.
-    func applyAtStart(_ component: HostComponent) {
+    func applyAtStart(_ part: ConfiguredPart) {
         var changes = HostCore.Changes()
-        component.apply(core.config, old: HostConfig(), changes: &changes)
+        part.apply(core.config, old: HostConfig(), changes: &changes)
     }
 
     /// A reload's keys for the daemon's own parts, after the core took its own (`HostCore.apply`):
     /// each part's `apply`, in start order. Each part took the same keys when it started.
     func applyParts(_ new: HostConfig, old: HostConfig, changes c: inout HostCore.Changes) {
-        for component in components { component.apply(new, old: old, changes: &c) }
+        group.apply(new, old: old, changes: &c)
     }
 
     /// `plugin.list`: built-in and supervised plugins with their state.
@@ -255,41 +167,11 @@ public final class HostDaemon {
         .array(inProcess.listJSON + (supervisor?.listJSON ?? []))
     }
 
-    /// Ordered shutdown: stop accepting, tell clients, run the shutdown steps, close every
-    /// handle. The loop then runs dry and `run()` returns. Idempotent.
+    /// Ordered shutdown: the components stopped in reverse (`group` says what each does:
+    /// stop accepting, tell clients, close every handle). The loop then runs dry and `run()`
+    /// returns. Idempotent.
     public func shutdown(reason: String) {
-        guard !isShuttingDown else { return }
-        isShuttingDown = true
-        logger.info("shutting down: \(reason)")
-        SystemdNotifier.notify("STOPPING=1", socket: options.notifySocket)
-        state?.stop()  // exact positions, before plugins and clients go
-        server.stopAccepting()
-        for rpc in server.connections {
-            rpc.notify(method: "event", params: ["topic": "host", "type": "shutdown", "reason": .string(reason)])
-        }
-        // Plugin processes first get SIGTERM, so they end rather than see the connection drop
-        // and try to reconnect.
-        supervisor?.stopAll()
-        server.closeAll(reason: "host shutting down")
-        // A client that never reads would hold its flush forever: past the deadline, cut it off.
-        // Unreferenced, the timer never keeps the loop alive by itself.
-        if let deadline = loop.makeTimer() {
-            deadline.isReferenced = false
-            deadline.start(after: shutdownGraceMilliseconds) { [weak self] in
-                guard let self else { return }
-                if self.server.connectionCount > 0 {
-                    self.logger.warning("shutdown deadline: closing \(self.server.connectionCount) connection(s) that did not take their last replies")
-                }
-                self.server.closeAllNow(reason: "shutdown deadline")
-                deadline.close()
-            }
-        }
-        core.close()  // built-ins detached; after this no player timer is armed again
-        mpris?.close()
-        artwork?.close()
-        for s in signals { s.close() }
-        signals.removeAll()
-        lock?.stopWatching()
+        group.shutdown(reason: reason)
     }
 
     /// After the loop ran dry: close it (asserting nothing is left) and drop the lock.
