@@ -5,7 +5,7 @@ import Testing
 /// method answered after its caller disconnected, and a command that times out after its
 /// sender disconnected. The host sees a client go on its next turn, as it sees a socket close;
 /// the 200 ms command timeout is host time. (The socket-level cases, signals and output limits,
-/// stay on the real daemon: `HostileLifecycleTests`.)
+/// stay on the real daemon: `DaemonEndToEndTests`, `SocketTransportEndToEndTests`.)
 @Suite(.serialized) struct CallerLeftOverSocketTests {
     func request(_ method: String, _ params: JSON, id: Int64 = 7) -> [UInt8] {
         var out: [UInt8] = []

@@ -4,12 +4,12 @@ import Testing
 @testable import PlayerHost
 @testable import PlayerHostClient
 
-/// Fairness and back-pressure (issue 16, item 2): a bounded share per connection per loop turn,
-/// clients that do not read are held back rather than served into memory, and a reply that would
-/// pass the output limit is an error reply, never a disconnect of a client that reads.
-@Suite(.serialized) struct FairnessTests {
-    // MARK: - Without a socket
-
+/// Fairness (issue 16, item 2) without a daemon: the framer and a connection serve a bounded
+/// share per call, the control server's time budget lets another client in between an expensive
+/// batch (in-process, on a loop of its own), and a reply that would pass the output limit is an
+/// error reply. (Clients that do not read, held back and cut off by the real daemon:
+/// `SocketTransportLimitsEndToEndTests`; a huge reply over the protocol: `ClientLimitsOverSocketTests`.)
+@Suite struct FairnessTests {
     @Test func theFramerHandsOutAtMostTheBudgetAndSaysWhereItStopped() throws {
         var framer = LineFramer(maxLine: 100)
         let input = Array("a\nbb\nccc\ndd".utf8)
@@ -124,115 +124,5 @@ import Testing
         #expect(first["error"]?["data"]?["limit"] == 4096)
         #expect(first["id"] == 1)
         #expect(replies[1].contains(#""result":"ok""#), "the next request is served")
-    }
-
-    // MARK: - Against the daemon
-
-    func daemon(_ args: [String] = []) throws -> DaemonHarness {
-        let d = try DaemonHarness()
-        #expect(try d.start(args))
-        return d
-    }
-
-    @Test func aClientThatNeverReadsIsHeldBackNotServedIntoMemory() throws {
-        let d = try daemon(["--max-output-bytes", "1048576"])
-        defer { d.close() }
-        let hog = try RawPeer(path: d.socketPath)
-        let burst = Array(String(repeating: #"{"jsonrpc":"2.0","method":"rpc.discover","id":1}"# + "\n", count: 100).utf8)
-        let pinger = try d.client()
-        // Send until the daemon stops reading us (our socket buffer fills): back-pressure.
-        var held = false
-        for _ in 0..<2000 where !held {
-            guard let n = hog.sendSome(burst) else { break }
-            if n < burst.count { held = true }
-            #expect(try pinger.call("host.ping") == "pong")
-        }
-        #expect(held, "the daemon stopped reading the client that does not read")
-        let stats = try pinger.call("host.stats")
-        #expect(stats["connections"] == 2, "held, not cut off")
-        #expect(d.exit == nil)
-        // Reading again, the client gets its replies and is served on.
-        var replies = 0
-        while replies < 5 {
-            if try hog.readMessage(timeout: 30)["id"] == 1 { replies += 1 }
-        }
-        #expect(replies == 5)
-        hog.close()
-        #expect(try pinger.call("host.ping") == "pong")
-    }
-
-    @Test func aReadingClientAskingForAHugeReplyGetsAnErrorAndStays() throws {
-        let d = try daemon(["--max-output-bytes", "65536"])
-        defer { d.close() }
-        // Enough provided methods that rpc.discover is over the 64 kB limit, from six providers
-        // (each stays under max_provided_methods).
-        var providers: [ControlClient] = []
-        for p in 0..<6 {
-            let provider = try d.client()
-            let names = (0..<250).map { JSON.string("big.p\(p).method\($0)") }
-            try provider.call("plugin.provide", ["methods": .array(names)])
-            providers.append(provider)
-        }
-        defer { providers.forEach { $0.close() } }
-        let asker = try d.client()
-        #expect {
-            try asker.call("rpc.discover")
-        } throws: { error in
-            guard case ClientError.rpc(let e) = error else { return false }
-            return e.code == RPCErrorCode.limitExceeded.rawValue && e.data?["limit"] == 65536
-        }
-        #expect(try asker.call("host.ping") == "pong", "still connected")
-        #expect(d.exit == nil)
-    }
-
-    /// Issue 16 item 3 over the real transport (moved from ProvidedMethodLimitTests): a request
-    /// over `--max-line-bytes` gets one clear error, and a 3 MB reply read as it comes is never
-    /// taken for a stall.
-    @Test func twentyThousandMethodsGetOneClearAnswerNeverASilentClose() throws {
-        let d = try DaemonHarness()
-        defer { d.close() }
-        let config = d.directory + "/limits.toml"
-        _ = try runShell("printf 'max_provided_methods = 30000\\n' > '\(config)'")
-        #expect(try d.start(["--config", config]))
-        let big = try d.client(timeout: 60)
-        let names = (0..<20_000).map { "plugin.provided.method\($0)" }
-        // With a summary each, the request is over max_line_bytes (1 MiB): one error naming the
-        // limit (the daemon skips the line; it used to hang up while the client still wrote it,
-        // which the client saw only as a broken pipe), and the connection stays.
-        let summaries = JSON.object(Dictionary(uniqueKeysWithValues: names.map { ($0, JSON.string("what \($0) does, in one line")) }))
-        #expect {
-            try big.call("plugin.provide", ["methods": .array(names.map(JSON.string)), "summaries": summaries])
-        } throws: { error in
-            guard case ClientError.rpc(let e) = error else { return false }
-            return e.code == RPCErrorCode.limitExceeded.rawValue && e.data?["limit"] == 1_048_576
-                && e.message.contains("--max-line-bytes")
-        }
-        #expect(try big.call("host.ping") == .string("pong"), "still connected")
-        // Without summaries it fits: all 20 000 are provided and listed.
-        try big.call("plugin.provide", ["methods": .array(names.map(JSON.string))])
-        let other = try d.client(timeout: 60)
-        #expect(Set(FuzzMethod.all(from: try other.call("rpc.discover")).map(\.name)).isSuperset(of: names))
-        // The 3 MB rpc.discover reply, read as it comes, is progress: never "stalled" (it once
-        // was, until the whole write completed, and a slow reader was cut off after 5 s).
-        #expect(try other.call("host.stats")["server"]?["cutOffStalled"] == 0)
-        // The provider goes; a new one may take the names as soon as they are free, even while
-        // the old ones are still being dropped from the table (never "a host method").
-        big.close()
-        let again = try d.client(timeout: 60)
-        var provided = false
-        let deadline = ControlClient.now() + 30
-        while !provided && ControlClient.now() < deadline {
-            do {
-                try again.call("plugin.provide", ["methods": .array(names.map(JSON.string))])
-                provided = true
-            } catch {
-                guard case .rpc(let e) = error, e.message.contains("already provided by another plugin") else {
-                    Issue.record("unexpected: \(error)")
-                    return
-                }
-            }
-        }
-        #expect(provided)
-        #expect(try other.call("host.ping") == .string("pong"))
     }
 }

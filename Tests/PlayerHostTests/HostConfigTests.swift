@@ -2,7 +2,11 @@ import Glibc
 import Testing
 @testable import PlayerHost
 @testable import PlayerHostConfig
+@testable import PlayerHostRPC
 
+/// The configuration file: parsed, refused with one clear line naming the key, printed back,
+/// and what its keys set (the fairness knobs' limits, the log level). `--check-config` and a
+/// daemon refusing a bad file are in `DaemonEndToEndTests`.
 @Suite struct HostConfigTests {
     @Test func parsesTheDemo() throws {
         let c = try HostConfig.load(path: DaemonHarness.packageRoot + "/examples/demo.toml", required: true)
@@ -88,23 +92,51 @@ import Testing
         #expect(names(MPVConfig.schema) == Set(MPVConfig.CodingKeys.allCases.map(\.stringValue)))
     }
 
-    /// The real binary: `--check-config` says what is wrong (exit 1) or ok (exit 0) without
-    /// starting, and a daemon given the bad file refuses to start with the same message.
-    @Test func checkConfigAndStartRefuseATypo() throws {
-        let d = try DaemonHarness()
-        defer { d.close() }
-        let bad = d.directory + "/bad.toml", good = d.directory + "/good.toml"
-        _ = try runShell("printf '[[session]]\\nid = \"main\"\\nkind = \"main\"\\ncategroy = \"playback\"\\n' > '\(bad)'")
-        _ = try runShell("printf 'coalesce_ms = 100\\n' > '\(good)'")
-        let checked = try runShell("'\(DaemonHarness.playerhostd)' --check-config '\(bad)' 2>&1; echo \"exit $?\"")
-        #expect(checked.output.contains("bad.toml:4: session[0].categroy: unknown key"), "\(checked.output)")
-        #expect(checked.output.hasSuffix("exit 1\n"), "\(checked.output)")
-        let ok = try runShell("'\(DaemonHarness.playerhostd)' --check-config '\(good)' 2>&1; echo \"exit $?\"")
-        #expect(ok.output == "\(good): ok\nexit 0\n")
+    // MARK: - The fairness knobs and the output budget (issue 16 item 3)
 
-        #expect(try d.start(["--config", bad]) == false)
-        #expect(d.waitForExit()?.status == 78)
-        #expect(d.stderrText.contains("session[0].categroy: unknown key"), "\(d.stderrText)")
-        #expect(access(d.socketPath, F_OK) != 0)
+    @Test func theKnobsAreConfigKeysThatReachTheLimits() throws {
+        let config = try HostConfig.parse("""
+            max_total_output_mb = 2
+            requests_per_turn = 4
+            turn_budget_us = 250
+            output_high_water_kb = 64
+            max_stall_ms = 250
+            max_subscriptions_per_client = 3
+            """)
+        var base = RPCLimits()
+        base.maxOutputBytes = 1 << 20
+        let l = config.rpcLimits(over: base)
+        #expect(l.maxTotalOutputBytes == 2 << 20)
+        #expect(l.requestsPerTurn == 4)
+        #expect(l.turnBudgetMicroseconds == 250)
+        #expect(l.effectiveHighWater == 64 << 10)
+        #expect(l.maxStallMilliseconds == 250)
+        #expect(l.maxOutputBytes == 1 << 20, "the command line's limits stay")
+        #expect(config.maxSubscriptionsPerClient == 3)
+        #expect(HostConfig().rpcLimits(over: base) == base, "no keys: the defaults")
+    }
+
+    @Test func outOfRangeKnobsAreRefusedWithTheKeyAndItsLine() throws {
+        for (text, key) in [("coalesce_ms = 10\nrequests_per_turn = 0\n", "requests_per_turn"),
+                            ("\nmax_stall_ms = 5\n", "max_stall_ms"),
+                            ("turn_budget_us = 0\n", "turn_budget_us"),
+                            ("max_total_output_mb = 0\n", "max_total_output_mb"),
+                            ("output_high_water_kb = -1\n", "output_high_water_kb"),
+                            ("max_subscriptions_per_client = 0\n", "max_subscriptions_per_client")] {
+            #expect {
+                try HostConfig.parse(text, source: "ph.toml")
+            } throws: { error in
+                guard case ConfigError.config(let message) = error else { return false }
+                return message.hasPrefix("ph.toml:2: \(key): must be") || message.hasPrefix("ph.toml:1: \(key): must be")
+            }
+        }
+    }
+
+    // MARK: - The log level (issue 12 item 6)
+
+    @Test func anUnknownLevelIsAConfigErrorWithItsName() throws {
+        #expect(throws: ConfigError.self) { try HostConfig.parse("log_level = \"loud\"\n") }
+        #expect(try HostConfig.parse("log_level = \"debug\"\n").effectiveLogLevel == .debug)
+        #expect(try HostConfig.parse("").effectiveLogLevel == .info)
     }
 }

@@ -9,7 +9,7 @@ import Testing
 /// with many methods going away is dropped in slices while others are served.
 ///
 /// On an embedded host; the 20 000-method provider (a line over `--max-line-bytes`, a 3 MB
-/// reply read slowly) needs the real transport and is in `FairnessTests`.
+/// reply read slowly) needs the real transport and is in `SocketTransportLimitsEndToEndTests`.
 @Suite(.serialized) struct ProvidedMethodLimitTests {
     func daemon(_ limit: Int, _ more: String = "") throws -> EmbeddedHost {
         try EmbeddedHost(configTOML: "max_provided_methods = \(limit)\n\(more)")

@@ -104,6 +104,16 @@ public final class EmbeddedHost: ConnectionDirectory {
         return changes
     }
 
+    /// Applies a configuration file's text (TOML), as the daemon's reload (`host.reload`,
+    /// SIGHUP) applies its re-read file through the same `HostCore.apply`: what changed, and what
+    /// needs a restart. A text with an error throws and changes nothing, as such a file leaves
+    /// the daemon's configuration as it was. The daemon's own parts (log level, plugins, MPRIS,
+    /// artwork, the state file) are not here, so their keys are not in the changes.
+    @discardableResult
+    public func reload(configTOML: String) throws(ConfigError) -> HostCore.Changes {
+        reload(try HostConfig.parse(configTOML, source: "embedded.toml"))
+    }
+
     /// Closes every connection and stops the core; nothing runs after.
     public func close() {
         guard !isClosed else { return }

@@ -2,20 +2,19 @@ import Glibc
 import Testing
 @testable import PlayerHost
 
-/// Each way a peer could kill the daemon (issue 16), reproduced against the real daemon: a write
-/// that fails inside the call that made it (half-closed target or provider, a handler that exits
-/// as its command arrives), output that passes the limit inside `command.send` or a forwarded
-/// call (a target or provider that stopped reading, a SIGSTOPped handler), and connections cut
-/// off while their callbacks are still reachable (non-reading flooders). Each time the daemon
-/// lives, the sender gets `commandFailed` or an error, and the next request is served.
-@Suite(.serialized) struct CrashSafetyTests {
-    func daemon(config: String = "command_timeout_ms = 200\n", _ args: [String] = []) throws -> DaemonHarness {
-        let d = try DaemonHarness()
-        _ = try runShell("cat > '\(d.directory)/c.toml' <<'EOF'\n\(config)EOF")
-        #expect(try d.start(["--config", d.directory + "/c.toml"] + args))
-        return d
-    }
-
+/// Peers that break the control server's transport, each against the real daemon (issue 16):
+/// a write that fails inside the call that made it (half-closed target or provider, a handler
+/// that exits as its command arrives, a peer that shut its read side and sends an overlong
+/// line), output that passes the limit inside `command.send` or a forwarded call (a target or
+/// provider that stopped reading, a SIGSTOPped handler, replies held behind a slow one), and
+/// connections cut off while their callbacks are still reachable (non-reading flooders). Each
+/// time the daemon lives, the sender gets `commandFailed` or an error, and the next request is
+/// served. (What a turn, a client and all clients may hold: `SocketTransportLimitsEndToEndTests`.)
+///
+/// Not on an embedded host: these are `ClientConnection`'s writes, cut-offs and half-closed
+/// sockets, which the embedded host's in-memory pipes do not have. Not serialized: each test
+/// has its own daemon.
+@Suite struct SocketTransportEndToEndTests {
     /// A peer that owns session `session` and is the target of its `play` command.
     func target(_ d: DaemonHarness, session: String = "s") throws -> RawPeer {
         let t = try RawPeer(path: d.socketPath)
@@ -32,7 +31,7 @@ import Testing
     }
 
     @Test func aHalfClosedCommandTarget() throws {
-        let d = try daemon()
+        let d = try DaemonHarness.started()
         defer { d.close() }
         let t = try target(d)
         t.shutdownRead()
@@ -44,7 +43,7 @@ import Testing
     }
 
     @Test func aHalfClosedProvider() throws {
-        let d = try daemon()
+        let d = try DaemonHarness.started()
         defer { d.close() }
         let p = try RawPeer(path: d.socketPath)
         #expect(try p.call("plugin.provide", ["methods": ["x.m"]])["result"] == true)
@@ -61,7 +60,7 @@ import Testing
     }
 
     @Test func handlersThatExitAsTheirCommandArrives() throws {
-        let d = try daemon()
+        let d = try DaemonHarness.started()
         defer { d.close() }
         let sender = try d.client()
         for i in 0..<40 {
@@ -108,7 +107,7 @@ import Testing
     }
 
     @Test func aTargetThatStoppedReadingPassesTheOutputLimit() throws {
-        let d = try daemon(config: "command_timeout_ms = 30000\n", ["--max-output-bytes", "65536"])
+        let d = try DaemonHarness.started(config: "command_timeout_ms = 30000\n", ["--max-output-bytes", "65536"])
         defer { d.close() }
         let t = try target(d)
         let sender = try d.client(timeout: 20)
@@ -123,7 +122,7 @@ import Testing
     }
 
     @Test func aTargetThatStoppedReadingGetsLargeCommands() throws {
-        let d = try daemon(config: "command_timeout_ms = 30000\n")
+        let d = try DaemonHarness.started(config: "command_timeout_ms = 30000\n")
         defer { d.close() }
         let t = try target(d)
         let sender = try d.client(timeout: 20)
@@ -136,7 +135,7 @@ import Testing
     }
 
     @Test func aProviderThatStoppedReadingPassesTheOutputLimit() throws {
-        let d = try daemon(config: "", ["--max-output-bytes", "65536"])
+        let d = try DaemonHarness.started(config: "", ["--max-output-bytes", "65536"])
         defer { d.close() }
         let p = try RawPeer(path: d.socketPath)
         #expect(try p.call("plugin.provide", ["methods": ["x.m"]])["result"] == true)
@@ -156,7 +155,7 @@ import Testing
     }
 
     @Test func aStoppedHandlerReceivingMediaKeys() throws {
-        let d = try daemon(config: "command_timeout_ms = 30000\n", ["--max-output-bytes", "65536"])
+        let d = try DaemonHarness.started(config: "command_timeout_ms = 30000\n", ["--max-output-bytes", "65536"])
         defer { d.close() }
         let script = """
             import json, os, signal, socket, sys
@@ -189,7 +188,7 @@ import Testing
     }
 
     @Test func nonReadingFloodersWhileAnotherClientPings() throws {
-        let d = try daemon(config: "", ["--max-output-bytes", "262144"])
+        let d = try DaemonHarness.started(config: "", ["--max-output-bytes", "262144"])
         defer { d.close() }
         let burst = Array(String(repeating: #"{"jsonrpc":"2.0","method":"session.list","id":1}"# + "\n", count: 500).utf8)
         var flooders = [try RawPeer(path: d.socketPath), try RawPeer(path: d.socketPath)]
@@ -214,5 +213,52 @@ import Testing
         for f in flooders { f.close() }
         #expect(try pinger.call("host.ping") == "pong")
         #expect(d.exit == nil)
+    }
+
+    @Test func aPeerThatShutItsReadSideAndSendsAnOverlongLine() throws {
+        let d = try DaemonHarness.started()
+        defer { d.close() }
+        let script = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.shutdown(socket.SHUT_RD)
+            try:
+                s.sendall(b'x' * (1100 * 1024))
+            except OSError:
+                pass
+            print("sent")
+            """
+        let r = try runShell("timeout 20 python3 -c '\(script.replacingQuote())' '\(d.socketPath)'")
+        #expect(r.output.contains("sent"))
+        #expect(try d.client().call("host.ping") == "pong", "the daemon survived")
+        #expect(d.exit == nil)
+    }
+
+    @Test func repliesHeldBehindASlowOneCountTowardTheOutputLimit() throws {
+        let d = try DaemonHarness.started(config: "", ["--max-output-bytes", "65536"])
+        defer { d.close() }
+        let hog = try d.client(timeout: 20)
+        try hog.call("plugin.provide", ["methods": ["slow.never"]])
+        // Call it ourselves and never answer the forwarded request: everything after waits.
+        try hog.send(requestLine("slow.never", [:], id: 1))
+        let burst = Array(String(repeating: #"{"jsonrpc":"2.0","method":"rpc.discover","id":2}"# + "\n", count: 50).utf8)
+        var cutOff = false
+        for _ in 0..<100 {
+            do { try hog.send(burst) } catch {
+                cutOff = true
+                break
+            }
+        }
+        if !cutOff {
+            // The writes fit in socket buffers; the hang-up then shows on reading.
+            // Only a hang-up counts; a timeout would mean the replies just sit there.
+            hog.timeout = 5
+            do { while true { _ = try hog.readMessage() } } catch {
+                if case .closed = error { cutOff = true }
+            }
+        }
+        #expect(cutOff)
+        #expect(try d.client().call("host.ping") == "pong")
+        #expect(d.stop()?.status == 0)
+        #expect(d.stderrText.contains("client is not reading"))
     }
 }
