@@ -33,11 +33,10 @@ let package = Package(
             linkerSettings: [.linkedLibrary("systemd")]
         ),
         // libwebsockets on the daemon's libuv loop (a foreign loop) for the web remote, and
-        // OpenSSL's SHA-256 for its tokens. Like CUV, only Loop/ imports it.
-        .target(
-            name: "CWebSockets",
-            linkerSettings: [.linkedLibrary("websockets"), .linkedLibrary("crypto")]
-        ),
+        // OpenSSL's SHA-256 for its tokens. Like CUV, only Loop/ imports it. Neither is linked:
+        // ph_ws.c loads them on first use (dlopen), so a daemon without the remote never maps
+        // them (docs/PERFORMANCE.md, "Footprint").
+        .target(name: "CWebSockets"),
         // libqrencode: npctl remote pair draws the pairing URL as a QR code in the terminal.
         .systemLibrary(
             name: "CQRencode",

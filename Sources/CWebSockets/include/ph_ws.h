@@ -85,8 +85,14 @@ void ph_ws_set_deadline(struct lws *wsi, int seconds);
 void ph_ws_wake(ph_ws_server *server);
 /// Closes the connection on the loop's next turn.
 void ph_ws_kill(struct lws *wsi);
-/// SHA-256 of `length` bytes into `out` (32 bytes): tokens are kept hashed at rest.
-void ph_sha256(const void *data, size_t length, unsigned char *out);
+/// SHA-256 of `length` bytes into `out` (32 bytes): tokens are kept hashed at rest. 0, or -1 when
+/// libcrypto could not be loaded (`out` untouched).
+int ph_sha256(const void *data, size_t length, unsigned char *out);
+
+/// Loads libwebsockets, libssl and libcrypto, which the daemon does not link (they are loaded
+/// on first use, so a daemon without the remote never maps them): 0, or -1 with why in `error`.
+/// Every function here that needs them loads them itself; this is for asking early.
+int ph_ws_load(char *error, size_t error_length);
 
 /// Fills `out` from the kernel's random source: 0, or -1 on failure.
 int ph_random(void *out, size_t length);
