@@ -11,7 +11,8 @@ file that ran is written, one mangled name a line. Package.swift gives the file 
 (--symbol-ordering-file), which puts those functions first and together in .text, so start-up
 pages in about 1 MB of contiguous code instead of touching most of the 8.7 MB
 (docs/PERFORMANCE.md, "Footprint"). Names that no longer exist are skipped by lld: re-run this
-after a change to what start-up does (it needs valgrind: apt-get install valgrind).
+after a change to what start-up does (it needs valgrind: apt-get install valgrind). SwiftPM does
+not relink for a new list alone: delete .build/release/playerhostd, then build again.
 """
 import argparse, glob, os, re, shutil, socket, subprocess, sys, tempfile, time
 
