@@ -79,8 +79,6 @@ static int ph_load(char *error, size_t error_length) {
     return -1;
 }
 
-int ph_ws_load(char *error, size_t error_length) { return ph_load(error, error_length); }
-
 // From here on the code calls the resolved pointers under the libraries' own names.
 #define PH_REDIRECT(name) ph_##name
 #define lws_context_user PH_REDIRECT(lws_context_user)
