@@ -1,5 +1,21 @@
 // swift-tools-version:6.0
 import PackageDescription
+#if canImport(Glibc)
+import Glibc
+
+/// Whether this machine's glibc reads packed relative relocations (DT_RELR, glibc 2.36): an
+/// older loader would not apply them, so playerhostd packs them only where they are read.
+let loaderReadsRELR: Bool = {
+    var buffer = [CChar](repeating: 0, count: 64)  // "glibc 2.36"
+    guard confstr(Int32(_CS_GNU_LIBC_VERSION), &buffer, buffer.count) > 0 else { return false }
+    let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let version = text.split(separator: " ").last ?? ""
+    let parts = version.split(separator: ".").compactMap { Int($0) }
+    return parts.count >= 2 && (parts[0] > 2 || (parts[0] == 2 && parts[1] >= 36))
+}()
+#else
+let loaderReadsRELR = false
+#endif
 
 let package = Package(
     name: "PlayerHost",
@@ -176,9 +192,11 @@ let package = Package(
                 "-static-stdlib",
                 // lld (the toolchain's own) for the two flags below that gold lacks.
                 "-use-ld=lld",
+            ] + (loaderReadsRELR ? [
                 // Relative relocations packed (DT_RELR, glibc >= 2.36): the loader reads ~7 KB
                 // instead of 790 KB of .rela.dyn at every start.
                 "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+            ] : []) + [
                 // The static stdlib's link arguments export every symbol of the executable (10 000,
                 // 0.9 MB of .dynsym/.dynstr the loader touches); nothing looks them up.
                 "-Xlinker", "--no-export-dynamic",

@@ -27,8 +27,20 @@
 // certificate made or read, a hash) loads libwebsockets, and through its own dependencies
 // libssl and libcrypto, and resolves the functions below; everything after calls through these
 // pointers (the names are redefined to them further down, so the code reads as before).
-// The soname is the one the headers belong to (libwebsockets-dev 4.1 on Debian 12).
+// The soname is the one of the version these headers belong to (libwebsockets 4.1, on Debian 12,
+// is libwebsockets.so.17): a struct laid out for one version must not go to another. A version
+// not in the list loads the -dev package's own link, which belongs to these headers.
+#if LWS_LIBRARY_VERSION_MAJOR == 4 && LWS_LIBRARY_VERSION_MINOR == 0
+#define PH_LWS_SONAME "libwebsockets.so.16"
+#elif LWS_LIBRARY_VERSION_MAJOR == 4 && LWS_LIBRARY_VERSION_MINOR == 1
 #define PH_LWS_SONAME "libwebsockets.so.17"
+#elif LWS_LIBRARY_VERSION_MAJOR == 4 && LWS_LIBRARY_VERSION_MINOR == 2
+#define PH_LWS_SONAME "libwebsockets.so.18"
+#elif LWS_LIBRARY_VERSION_MAJOR == 4 && LWS_LIBRARY_VERSION_MINOR == 3
+#define PH_LWS_SONAME "libwebsockets.so.19"
+#else
+#define PH_LWS_SONAME "libwebsockets.so"
+#endif
 
 #define PH_FUNCTIONS(X) \
     X(lws_context_user) X(lws_get_context) X(lws_callback_http_dummy) X(lws_write) \
