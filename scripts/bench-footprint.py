@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Footprint benchmark: what playerhostd costs at start, beside playerctld and redis-server.
 
-  scripts/bench-footprint.py [--bin DIR] [--runs N] [--cpu C] [--breakdown]
+  scripts/bench-footprint.py [--bin DIR] [--runs N] [--cpu C] [--config FILE] [--breakdown]
 
 On a private session bus (dbus-daemon) and in a scratch HOME, starts each server N times and
 prints, per run and as medians:
-  playerhostd  exec -> READY=1 (its $NOTIFY_SOCKET, as systemd sees it), VmRSS right after
-               READY=1 with the MPRIS export on (its name owned on the bus), and the shared
-               libraries it maps;
+  playerhostd  (without a config file unless --config) exec -> READY=1 (its $NOTIFY_SOCKET,
+               as systemd sees it), VmRSS right after READY=1 with the MPRIS export on (its
+               name owned on the bus), and the shared libraries it maps;
   playerctld   VmRSS and libraries once it owns org.mpris.MediaPlayer2.playerctld;
   redis-server VmRSS and libraries once its socket accepts (skipped when not installed);
   with --breakdown, playerhostd's resident memory per mapped file (its own, each library, heap).
@@ -69,6 +69,7 @@ def main():
     ap.add_argument("--bin", default=None, help="folder with a release playerhostd (default: swift build -c release --show-bin-path)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--cpu", default="0")
+    ap.add_argument("--config", default=None, help="start playerhostd with this config file (default: none)")
     ap.add_argument("--breakdown", action="store_true", help="also print playerhostd's resident memory per mapped file (smaps)")
     a = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -93,7 +94,8 @@ def main():
             ns.settimeout(20)
             sock = os.path.join(tmp, f"ph{run}.sock")
             t0 = time.perf_counter()
-            p = subprocess.Popen(pin + [phd, "--socket", sock], env=dict(env, NOTIFY_SOCKET=notify),
+            config = ["--config", os.path.abspath(a.config)] if a.config else []
+            p = subprocess.Popen(pin + [phd, "--socket", sock] + config, env=dict(env, NOTIFY_SOCKET=notify),
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             while True:
                 msg = ns.recv(4096).decode()
