@@ -190,14 +190,15 @@ let package = Package(
             // code to relocate and page in at start (docs/PERFORMANCE.md, "Footprint").
             linkerSettings: [.unsafeFlags([
                 "-static-stdlib",
-                // lld (the toolchain's own) for the two flags below that gold lacks.
+                // lld (the toolchain's own): gold has neither packed relocations nor a symbol
+                // ordering file.
                 "-use-ld=lld",
             ] + (loaderReadsRELR ? [
                 // Relative relocations packed (DT_RELR, glibc >= 2.36): the loader reads ~7 KB
                 // instead of 790 KB of .rela.dyn at every start.
                 "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
             ] : []) + [
-                // The static stdlib's link arguments export every symbol of the executable (10 000,
+                // The static stdlib's link arguments export every symbol of the executable (9 700,
                 // 0.9 MB of .dynsym/.dynstr the loader touches); nothing looks them up.
                 "-Xlinker", "--no-export-dynamic",
                 // The functions start-up runs, first and together (scripts/startup-order.py makes
