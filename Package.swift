@@ -1,5 +1,21 @@
 // swift-tools-version:6.0
 import PackageDescription
+#if canImport(Glibc)
+import Glibc
+
+/// Whether this machine's glibc reads packed relative relocations (DT_RELR, glibc 2.36): an
+/// older loader would not apply them, so playerhostd packs them only where they are read.
+let loaderReadsRELR: Bool = {
+    var buffer = [CChar](repeating: 0, count: 64)  // "glibc 2.36"
+    guard confstr(Int32(_CS_GNU_LIBC_VERSION), &buffer, buffer.count) > 0 else { return false }
+    let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let version = text.split(separator: " ").last ?? ""
+    let parts = version.split(separator: ".").compactMap { Int($0) }
+    return parts.count >= 2 && (parts[0] > 2 || (parts[0] == 2 && parts[1] >= 36))
+}()
+#else
+let loaderReadsRELR = false
+#endif
 
 let package = Package(
     name: "PlayerHost",
@@ -33,11 +49,10 @@ let package = Package(
             linkerSettings: [.linkedLibrary("systemd")]
         ),
         // libwebsockets on the daemon's libuv loop (a foreign loop) for the web remote, and
-        // OpenSSL's SHA-256 for its tokens. Like CUV, only Loop/ imports it.
-        .target(
-            name: "CWebSockets",
-            linkerSettings: [.linkedLibrary("websockets"), .linkedLibrary("crypto")]
-        ),
+        // OpenSSL's SHA-256 for its tokens. Like CUV, only Loop/ imports it. Neither is linked:
+        // ph_ws.c loads them on first use (dlopen), so a daemon without the remote never maps
+        // them (docs/PERFORMANCE.md, "Footprint").
+        .target(name: "CWebSockets"),
         // libqrencode: npctl remote pair draws the pairing URL as a QR code in the terminal.
         .systemLibrary(
             name: "CQRencode",
@@ -168,11 +183,30 @@ let package = Package(
                 "PlayerHost", "Plugins",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            exclude: ["startup-order.txt"],
             // No Foundation, not even FoundationEssentials: the config's TOML reader and the
             // command line (`DaemonCommandLine`) are the package's own, so the standard library
             // links statically and nothing else comes with it: fewer libraries to map and less
             // code to relocate and page in at start (docs/PERFORMANCE.md, "Footprint").
-            linkerSettings: [.unsafeFlags(["-static-stdlib"])]
+            linkerSettings: [.unsafeFlags([
+                "-static-stdlib",
+                // lld (the toolchain's own): gold has neither packed relocations nor a symbol
+                // ordering file.
+                "-use-ld=lld",
+            ] + (loaderReadsRELR ? [
+                // Relative relocations packed (DT_RELR, glibc >= 2.36): the loader reads ~7 KB
+                // instead of 790 KB of .rela.dyn at every start.
+                "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+            ] : []) + [
+                // The static stdlib's link arguments export every symbol of the executable (9 700,
+                // 0.9 MB of .dynsym/.dynstr the loader touches); nothing looks them up.
+                "-Xlinker", "--no-export-dynamic",
+                // The functions start-up runs, first and together (scripts/startup-order.py makes
+                // the list): start-up pages in ~1 MB of contiguous code instead of touching most
+                // of the 8.7 MB. A name that no longer exists is skipped (no warning).
+                "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/playerhostd/startup-order.txt",
+                "-Xlinker", "--no-warn-symbol-ordering",
+            ])]
         ),
         .executableTarget(
             name: "npctl",

@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """Footprint benchmark: what playerhostd costs at start, beside playerctld and redis-server.
 
-  scripts/bench-footprint.py [--bin DIR] [--runs N] [--cpu C]
+  scripts/bench-footprint.py [--bin DIR] [--runs N] [--cpu C] [--config FILE] [--breakdown]
 
 On a private session bus (dbus-daemon) and in a scratch HOME, starts each server N times and
 prints, per run and as medians:
-  playerhostd  exec -> READY=1 (its $NOTIFY_SOCKET, as systemd sees it), VmRSS right after
-               READY=1 with the MPRIS export on (its name owned on the bus), and the shared
-               libraries it maps;
+  playerhostd  (without a config file unless --config) exec -> READY=1 (its $NOTIFY_SOCKET,
+               as systemd sees it), VmRSS right after READY=1 with the MPRIS export on (its
+               name owned on the bus), and the shared libraries it maps;
   playerctld   VmRSS and libraries once it owns org.mpris.MediaPlayer2.playerctld;
-  redis-server VmRSS and libraries once its socket accepts (skipped when not installed).
+  redis-server VmRSS and libraries once its socket accepts (skipped when not installed);
+  with --breakdown, playerhostd's resident memory per mapped file (its own, each library, heap).
 All pinned to one CPU with taskset. Memory, not speed, is the point: the figures hold on a busy
 machine too; exec -> READY=1 does not, read it on a quiet one.
 """
@@ -22,6 +23,19 @@ def vmrss_kib(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
+
+
+def rss_by_file(pid):
+    """Resident KiB per mapped file (and [heap], [stack], anonymous) from /proc/PID/smaps."""
+    out, name = {}, None
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            parts = line.split()
+            if parts and "-" in parts[0] and not parts[0].endswith(":"):
+                name = parts[5] if len(parts) >= 6 else "[anonymous]"
+            elif parts and parts[0] == "Rss:":
+                out[name] = out.get(name, 0) + int(parts[1])
+    return out
 
 
 def libraries(pid):
@@ -55,6 +69,8 @@ def main():
     ap.add_argument("--bin", default=None, help="folder with a release playerhostd (default: swift build -c release --show-bin-path)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--cpu", default="0")
+    ap.add_argument("--config", default=None, help="start playerhostd with this config file (default: none)")
+    ap.add_argument("--breakdown", action="store_true", help="also print playerhostd's resident memory per mapped file (smaps)")
     a = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     bindir = a.bin or subprocess.check_output(["swift", "build", "-c", "release", "--show-bin-path"], cwd=root, text=True).strip()
@@ -78,7 +94,8 @@ def main():
             ns.settimeout(20)
             sock = os.path.join(tmp, f"ph{run}.sock")
             t0 = time.perf_counter()
-            p = subprocess.Popen(pin + [phd, "--socket", sock], env=dict(env, NOTIFY_SOCKET=notify),
+            config = ["--config", os.path.abspath(a.config)] if a.config else []
+            p = subprocess.Popen(pin + [phd, "--socket", sock] + config, env=dict(env, NOTIFY_SOCKET=notify),
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             while True:
                 msg = ns.recv(4096).decode()
@@ -88,6 +105,7 @@ def main():
             ns.close()
             wait_for(lambda: bus_has(env, "org.mpris.MediaPlayer2.playerhost"), p, "playerhostd's MPRIS name")
             rows["playerhostd"].append((vmrss_kib(p.pid), libraries(p.pid), ready_ms))
+            breakdown = rss_by_file(p.pid)
             p.terminate()
             p.wait(10)
             # playerctld on the same bus.
@@ -116,6 +134,11 @@ def main():
                   f"{rs[0][1]:<11}{f'{statistics.median(ready):.1f}' if ready else '-'}")
             print(f"RESULT {name} rss_mib={statistics.median(rss):.2f} libs={rs[0][1]}"
                   + (f" ready_ms={statistics.median(ready):.1f}" if ready else ""))
+        if a.breakdown:
+            print("playerhostd's resident KiB by mapping (last run):")
+            for name, kib in sorted(breakdown.items(), key=lambda x: -x[1]):
+                if kib:
+                    print(f"  {kib:7d}  {name}")
     finally:
         bus.terminate()
         shutil.rmtree(tmp, ignore_errors=True)

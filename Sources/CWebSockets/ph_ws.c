@@ -4,15 +4,150 @@
 
 #include <libwebsockets.h>
 #include <openssl/sha.h>
+#include <openssl/evp.h>
+#include <openssl/ec.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
 #include <uv.h>
 #include <sys/random.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+// ---- libwebsockets and OpenSSL, loaded when the remote is first used ----
+// The daemon does not link them: mapping libwebsockets, libssl and libcrypto (and relocating
+// them) cost every daemon ~1.9 MiB of resident memory at start, remote on or off
+// (docs/PERFORMANCE.md, "Footprint"). The first call that needs them (a server made, a
+// certificate made or read, a hash) loads libwebsockets, and through its own dependencies
+// libssl and libcrypto, and resolves the functions below; everything after calls through these
+// pointers (the names are redefined to them further down, so the code reads as before).
+// The soname is the one of the version these headers belong to (libwebsockets 4.1, on Debian 12,
+// is libwebsockets.so.17): a struct laid out for one version must not go to another. A version
+// not in the list loads the -dev package's own link, which belongs to these headers.
+#if LWS_LIBRARY_VERSION_MAJOR == 4 && LWS_LIBRARY_VERSION_MINOR == 0
+#define PH_LWS_SONAME "libwebsockets.so.16"
+#elif LWS_LIBRARY_VERSION_MAJOR == 4 && LWS_LIBRARY_VERSION_MINOR == 1
+#define PH_LWS_SONAME "libwebsockets.so.17"
+#elif LWS_LIBRARY_VERSION_MAJOR == 4 && LWS_LIBRARY_VERSION_MINOR == 2
+#define PH_LWS_SONAME "libwebsockets.so.18"
+#elif LWS_LIBRARY_VERSION_MAJOR == 4 && LWS_LIBRARY_VERSION_MINOR == 3
+#define PH_LWS_SONAME "libwebsockets.so.19"
+#else
+#define PH_LWS_SONAME "libwebsockets.so"
+#endif
+
+#define PH_FUNCTIONS(X) \
+    X(lws_context_user) X(lws_get_context) X(lws_callback_http_dummy) X(lws_write) \
+    X(lws_http_transaction_completed) X(lws_is_first_fragment) X(lws_is_final_fragment) \
+    X(lws_frame_is_binary) X(lws_set_log_level) X(lws_create_context) X(lws_get_vhost_by_name) \
+    X(lws_get_vhost_listen_port) X(lws_context_destroy) X(lws_hdr_total_length) X(lws_hdr_copy) \
+    X(lws_get_urlarg_by_name) X(lws_get_peer_simple) X(lws_wsi_user) X(lws_add_http_common_headers) \
+    X(lws_add_http_header_by_name) X(lws_finalize_http_header) X(lws_callback_on_writable) \
+    X(lws_set_timeout) X(lws_cancel_service) X(lws_cancel_service_pt) \
+    X(SHA256) X(EVP_PKEY_Q_keygen) X(X509_new) X(X509_set_version) X(BN_bin2bn) X(BN_to_ASN1_INTEGER) \
+    X(X509_get_serialNumber) X(BN_free) X(X509_gmtime_adj) X(X509_getm_notBefore) X(X509_getm_notAfter) \
+    X(X509_set_pubkey) X(X509_get_subject_name) X(X509_NAME_add_entry_by_txt) X(X509_set_issuer_name) \
+    X(X509V3_set_ctx) X(X509V3_EXT_conf_nid) X(X509_add_ext) X(X509_EXTENSION_free) X(X509_sign) \
+    X(EVP_sha256) X(X509_free) X(EVP_PKEY_free) X(PEM_write_PrivateKey) X(PEM_write_X509) \
+    X(PEM_read_X509) X(X509_digest)
+
+#define PH_POINTER(name) static __typeof__(name) *ph_##name;
+PH_FUNCTIONS(PH_POINTER)
+
+/// Loads libwebsockets (with libssl and libcrypto) once and resolves every function above, on
+/// whichever thread asks first (the loop, or the worker that makes a certificate): 0, or -1 with
+/// why in `error`. A failure is kept, so it is reported the same way each time, and nothing is
+/// called through a null pointer.
+static pthread_once_t ph_load_once = PTHREAD_ONCE_INIT;
+static char ph_load_error[256];
+
+static void ph_load_now(void) {
+    void *library = dlopen(PH_LWS_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        const char *why = dlerror();
+        snprintf(ph_load_error, sizeof ph_load_error, "cannot load %s (the web remote's library): %s",
+                 PH_LWS_SONAME, why ? why : "?");
+        return;
+    }
+#define PH_RESOLVE(name) \
+    if (!(ph_##name = (__typeof__(ph_##name))dlsym(library, #name))) { \
+        snprintf(ph_load_error, sizeof ph_load_error, "%s has no %s", PH_LWS_SONAME, #name); \
+        return; \
+    }
+    PH_FUNCTIONS(PH_RESOLVE)
+#undef PH_RESOLVE
+}
+
+static int ph_load(char *error, size_t error_length) {
+    pthread_once(&ph_load_once, ph_load_now);
+    if (ph_load_error[0] == 0) return 0;
+    if (error && error_length) snprintf(error, error_length, "%s", ph_load_error);
+    return -1;
+}
+
+// From here on the code calls the resolved pointers under the libraries' own names.
+#define PH_REDIRECT(name) ph_##name
+#define lws_context_user PH_REDIRECT(lws_context_user)
+#define lws_get_context PH_REDIRECT(lws_get_context)
+#define lws_callback_http_dummy PH_REDIRECT(lws_callback_http_dummy)
+#define lws_write PH_REDIRECT(lws_write)
+#define lws_http_transaction_completed PH_REDIRECT(lws_http_transaction_completed)
+#define lws_is_first_fragment PH_REDIRECT(lws_is_first_fragment)
+#define lws_is_final_fragment PH_REDIRECT(lws_is_final_fragment)
+#define lws_frame_is_binary PH_REDIRECT(lws_frame_is_binary)
+#define lws_set_log_level PH_REDIRECT(lws_set_log_level)
+#define lws_create_context PH_REDIRECT(lws_create_context)
+#define lws_get_vhost_by_name PH_REDIRECT(lws_get_vhost_by_name)
+#define lws_get_vhost_listen_port PH_REDIRECT(lws_get_vhost_listen_port)
+#define lws_context_destroy PH_REDIRECT(lws_context_destroy)
+#define lws_hdr_total_length PH_REDIRECT(lws_hdr_total_length)
+#define lws_hdr_copy PH_REDIRECT(lws_hdr_copy)
+#define lws_get_urlarg_by_name PH_REDIRECT(lws_get_urlarg_by_name)
+#define lws_get_peer_simple PH_REDIRECT(lws_get_peer_simple)
+#define lws_wsi_user PH_REDIRECT(lws_wsi_user)
+#define lws_add_http_common_headers PH_REDIRECT(lws_add_http_common_headers)
+#define lws_add_http_header_by_name PH_REDIRECT(lws_add_http_header_by_name)
+#define lws_finalize_http_header PH_REDIRECT(lws_finalize_http_header)
+#define lws_callback_on_writable PH_REDIRECT(lws_callback_on_writable)
+#define lws_set_timeout PH_REDIRECT(lws_set_timeout)
+#define lws_cancel_service PH_REDIRECT(lws_cancel_service)
+#define lws_cancel_service_pt PH_REDIRECT(lws_cancel_service_pt)
+#define SHA256 PH_REDIRECT(SHA256)
+#define EVP_PKEY_Q_keygen PH_REDIRECT(EVP_PKEY_Q_keygen)
+#define X509_new PH_REDIRECT(X509_new)
+#define X509_set_version PH_REDIRECT(X509_set_version)
+#define BN_bin2bn PH_REDIRECT(BN_bin2bn)
+#define BN_to_ASN1_INTEGER PH_REDIRECT(BN_to_ASN1_INTEGER)
+#define X509_get_serialNumber PH_REDIRECT(X509_get_serialNumber)
+#define BN_free PH_REDIRECT(BN_free)
+#define X509_gmtime_adj PH_REDIRECT(X509_gmtime_adj)
+#define X509_getm_notBefore PH_REDIRECT(X509_getm_notBefore)
+#define X509_getm_notAfter PH_REDIRECT(X509_getm_notAfter)
+#define X509_set_pubkey PH_REDIRECT(X509_set_pubkey)
+#define X509_get_subject_name PH_REDIRECT(X509_get_subject_name)
+#define X509_NAME_add_entry_by_txt PH_REDIRECT(X509_NAME_add_entry_by_txt)
+#define X509_set_issuer_name PH_REDIRECT(X509_set_issuer_name)
+#define X509V3_set_ctx PH_REDIRECT(X509V3_set_ctx)
+#define X509V3_EXT_conf_nid PH_REDIRECT(X509V3_EXT_conf_nid)
+#define X509_add_ext PH_REDIRECT(X509_add_ext)
+#define X509_EXTENSION_free PH_REDIRECT(X509_EXTENSION_free)
+#define X509_sign PH_REDIRECT(X509_sign)
+#define EVP_sha256 PH_REDIRECT(EVP_sha256)
+#define X509_free PH_REDIRECT(X509_free)
+#define EVP_PKEY_free PH_REDIRECT(EVP_PKEY_free)
+#define PEM_write_PrivateKey PH_REDIRECT(PEM_write_PrivateKey)
+#define PEM_write_X509 PH_REDIRECT(PEM_write_X509)
+#define PEM_read_X509 PH_REDIRECT(PEM_read_X509)
+#define X509_digest PH_REDIRECT(X509_digest)
 
 struct ph_ws_server {
     struct lws_context *context;
@@ -129,6 +264,7 @@ static void log_line(int level, const char *line) {
 
 ph_ws_server *ph_ws_create(void *uv_loop, const ph_ws_options *options, const ph_ws_callbacks *callbacks,
                            char *error, size_t error_length) {
+    if (ph_load(error, error_length) != 0) return NULL;
     lws_set_log_level(LLL_ERR, log_line);
     ph_ws_server *server = calloc(1, sizeof *server);
     if (!server) {
@@ -300,7 +436,11 @@ void ph_ws_kill(struct lws *wsi) {
     lws_cancel_service_pt(wsi);
 }
 
-void ph_sha256(const void *data, size_t length, unsigned char *out) { SHA256(data, length, out); }
+int ph_sha256(const void *data, size_t length, unsigned char *out) {
+    if (ph_load(NULL, 0) != 0) return -1;
+    SHA256(data, length, out);
+    return 0;
+}
 
 int ph_random(void *out, size_t length) {
     size_t got = 0;
@@ -314,13 +454,6 @@ int ph_random(void *out, size_t length) {
 }
 
 // ---- TLS off loopback: a self-signed certificate the daemon makes (run on a worker thread) ----
-#include <openssl/evp.h>
-#include <openssl/ec.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 static int write_private(const char *path, int (*writer)(FILE *, void *), void *object) {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -336,6 +469,7 @@ static int write_key(FILE *f, void *key) { return PEM_write_PrivateKey(f, (EVP_P
 static int write_cert(FILE *f, void *cert) { return PEM_write_X509(f, (X509 *)cert); }
 
 int ph_tls_make_self_signed(const char *cert_path, const char *key_path, const char *address, char *error, size_t error_length) {
+    if (ph_load(error, error_length) != 0) return -1;
     int result = -1;
     X509 *cert = NULL;
     EVP_PKEY *key = EVP_EC_gen("P-256");
@@ -372,6 +506,7 @@ done:
 }
 
 int ph_tls_fingerprint(const char *cert_path, char *hex, size_t hex_length) {
+    if (ph_load(NULL, 0) != 0) return -1;
     int fd = open(cert_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return -1;
     FILE *f = fdopen(fd, "r");

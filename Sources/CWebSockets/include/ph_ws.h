@@ -1,6 +1,8 @@
 // A narrow C face of libwebsockets for the web remote (Sources/PlayerHost/Loop/WebServer.swift):
 // one server on the daemon's own libuv loop (a foreign loop), its callbacks turned into a table of
 // plain function pointers, and the few calls Swift makes on a connection. Only Loop/ imports it.
+// libwebsockets and OpenSSL are not linked: ph_ws.c loads them on the first call that needs them
+// (a server, a certificate, a hash), so a daemon without the remote never maps them.
 #ifndef PH_WS_H
 #define PH_WS_H
 
@@ -86,8 +88,9 @@ void ph_ws_set_deadline(struct lws *wsi, int seconds);
 void ph_ws_wake(ph_ws_server *server);
 /// Closes the connection on the loop's next turn.
 void ph_ws_kill(struct lws *wsi);
-/// SHA-256 of `length` bytes into `out` (32 bytes): tokens are kept hashed at rest.
-void ph_sha256(const void *data, size_t length, unsigned char *out);
+/// SHA-256 of `length` bytes into `out` (32 bytes): tokens are kept hashed at rest. 0, or -1 when
+/// libcrypto could not be loaded (`out` untouched).
+int ph_sha256(const void *data, size_t length, unsigned char *out);
 
 /// Fills `out` from the kernel's random source: 0, or -1 on failure.
 int ph_random(void *out, size_t length);

@@ -309,11 +309,12 @@ public final class WebServer {
         return ph_tls_fingerprint(certificate, &hex, hex.count) == 0 ? String(cBuffer: hex) : nil
     }
 
-    /// SHA-256 (tokens are kept hashed).
-    public static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+    /// SHA-256 (tokens are kept hashed); nil when libcrypto could not be loaded (it is loaded on
+    /// first use, with libwebsockets: the daemon does not link either).
+    public static func sha256(_ bytes: [UInt8]) -> [UInt8]? {
         var out = [UInt8](repeating: 0, count: 32)
-        bytes.withUnsafeBytes { b in ph_sha256(b.baseAddress, b.count, &out) }
-        return out
+        let status = bytes.withUnsafeBytes { b in ph_sha256(b.baseAddress, b.count, &out) }
+        return status == 0 ? out : nil
     }
 }
 

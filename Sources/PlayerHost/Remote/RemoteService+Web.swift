@@ -55,7 +55,8 @@ extension RemoteService {
     /// The device whose token the request's cookie carries.
     func device(_ c: Connection) -> (hash: String, name: String)? {
         guard let server, let token = RemoteCookie.token(in: server.header(.cookie, of: c)) else { return nil }
-        let hash = remoteHex(WebServer.sha256(Array(token.utf8)))
+        guard let digest = WebServer.sha256(Array(token.utf8)) else { return nil }
+        let hash = remoteHex(digest)
         guard let d = devices.device(tokenHash: hash) else { return nil }
         return (hash, d.name)
     }
@@ -118,8 +119,9 @@ extension RemoteService {
         case .paired(let wanted):
             guard let random = RemoteFiles.random(32) else { return respond(c, 500, text: "no random bytes") }
             let token = remoteHex(random)
+            guard let digest = WebServer.sha256(Array(token.utf8)) else { return respond(c, 500, text: "no SHA-256 (libcrypto)") }
             let name = devices.freeName(wanted)
-            let device = DeviceStore.Device(name: name, tokenHash: remoteHex(WebServer.sha256(Array(token.utf8))),
+            let device = DeviceStore.Device(name: name, tokenHash: remoteHex(digest),
                                             pairedAt: Int64(time(nil)))
             guard devices.add(device) else {
                 return respond(c, 507, text: "\(DeviceStore.maxDevices) devices are paired already: revoke one (`npctl remote revoke NAME`)")
