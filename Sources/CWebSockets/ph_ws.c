@@ -50,7 +50,7 @@
     X(lws_http_transaction_completed) X(lws_is_first_fragment) X(lws_is_final_fragment) \
     X(lws_frame_is_binary) X(lws_set_log_level) X(lws_create_context) X(lws_get_vhost_by_name) \
     X(lws_get_vhost_listen_port) X(lws_context_destroy) X(lws_hdr_total_length) X(lws_hdr_copy) \
-    X(lws_get_urlarg_by_name) X(lws_get_peer_simple) X(lws_wsi_user) X(lws_add_http_common_headers) \
+    X(lws_get_urlarg_by_name) X(lws_get_socket_fd) X(lws_wsi_user) X(lws_add_http_common_headers) \
     X(lws_add_http_header_by_name) X(lws_finalize_http_header) X(lws_callback_on_writable) \
     X(lws_set_timeout) X(lws_cancel_service) X(lws_cancel_service_pt) \
     X(SHA256) X(EVP_PKEY_Q_keygen) X(X509_new) X(X509_set_version) X(BN_bin2bn) X(BN_to_ASN1_INTEGER) \
@@ -112,7 +112,7 @@ static int ph_load(char *error, size_t error_length) {
 #define lws_hdr_total_length PH_REDIRECT(lws_hdr_total_length)
 #define lws_hdr_copy PH_REDIRECT(lws_hdr_copy)
 #define lws_get_urlarg_by_name PH_REDIRECT(lws_get_urlarg_by_name)
-#define lws_get_peer_simple PH_REDIRECT(lws_get_peer_simple)
+#define lws_get_socket_fd PH_REDIRECT(lws_get_socket_fd)
 #define lws_wsi_user PH_REDIRECT(lws_wsi_user)
 #define lws_add_http_common_headers PH_REDIRECT(lws_add_http_common_headers)
 #define lws_add_http_header_by_name PH_REDIRECT(lws_add_http_header_by_name)
