@@ -53,6 +53,17 @@ import Testing
         #expect(c.remote?.listen == "127.0.0.1:8470")
     }
 
+    /// No config folder and no parent of it yet (`$XDG_CONFIG_HOME` missing on a fresh account):
+    /// the folders are made, 0700, and the overlay applies.
+    @Test func theConfigFoldersAreMadeWhenMissing() throws {
+        let f = Folder()
+        let config = f.path + "/home/.config/playerhost/playerhost.toml"
+        #expect(RemoteOverlay(listen: "127.0.0.1:8470").write(besideConfig: config) == nil)
+        #expect(try HostConfig.load(path: config, required: false).remote?.listen == "127.0.0.1:8470")
+        var st = stat()
+        #expect(stat(f.path + "/home/.config", &st) == 0 && st.st_mode & 0o777 == 0o700)
+    }
+
     /// Garbage, unknown keys, a bad address, a NUL, an oversized file, a link: each is one error
     /// naming the overlay, as for the config itself.
     @Test(arguments: [

@@ -106,7 +106,8 @@ public struct RemoteOverlay: Sendable, Equatable {
     /// Blocking I/O: off the loop thread.
     public func write(besideConfig configPath: String) -> String? {
         let dir = Self.directory(of: configPath)
-        if mkdir(dir, 0o700) != 0, errno != EEXIST { return "cannot make \(dir): \(Self.reason(errno))" }
+        // Parents too: a user with no ~/.config yet (a fresh account, a server) can enable it.
+        if let e = Directories.make(dir) { return "cannot make \(dir): \(Self.reason(e))" }
         let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dfd >= 0 else { return "cannot open \(dir): \(Self.reason(errno))" }
         defer { close(dfd) }

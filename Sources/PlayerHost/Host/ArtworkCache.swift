@@ -1,4 +1,5 @@
 import Glibc
+import PlayerHostBase
 import PlayerHostConfig
 
 /// The on-disk artwork cache: `$XDG_CACHE_HOME/playerhost/artwork/` (directory 0700, files 0600),
@@ -57,12 +58,8 @@ public final class ArtworkCache {
     public init(directory: String, limitBytes: Int) throws(HostError) {
         self.directory = directory
         self.limitBytes = limitBytes
-        var path = ""
-        for part in directory.split(separator: "/") {
-            path += "/" + part
-            if mkdir(path, 0o700) != 0 && errno != EEXIST {
-                throw .config("cannot create the artwork cache \(path): \(String(cString: strerror(errno)))")
-            }
+        if let e = Directories.make(directory) {
+            throw .config("cannot create the artwork cache \(directory): \(String(cString: strerror(e)))")
         }
         chmod(directory, 0o700)
         guard let dir = opendir(directory) else {

@@ -355,12 +355,7 @@ public final class StateStore {
 
     /// Creates `directory` (and its parents) with mode 0700 when missing.
     static func makeDirectory(_ directory: String) -> Int32? {
-        var prefix = ""
-        for part in directory.split(separator: "/", omittingEmptySubsequences: true) {
-            prefix += "/" + part
-            if mkdir(prefix, 0o700) != 0 && errno != EEXIST { return errno }
-        }
-        return nil
+        Directories.make(directory)
     }
 
     /// How a write ended.

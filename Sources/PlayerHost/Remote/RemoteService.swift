@@ -304,7 +304,7 @@ public final class RemoteService: SessionPlugin {
         let bytes = devices.json.serialized()
         let path = devicesPath, dir = stateDirectory
         RemoteFiles.offLoop(context.loop, { () -> String? in
-            mkdir(dir, 0o700)
+            _ = Directories.make(dir)  // a failure shows as the write's
             return RemoteFiles.writeAtomically(bytes, to: path)
         }) { [weak self] error in
             if let error = error ?? nil { self?.fail("saving the devices: \(error)") }

@@ -1,4 +1,5 @@
 import Glibc
+import PlayerHostBase
 import PlayerHostConfig
 import PlayerHostLoop
 
@@ -19,7 +20,7 @@ public enum RemoteTLS: Sendable {
         guard config.usesTLS, let (address, _) = config.endpoint else { return .plain }
         let certificate = stateDirectory + "/remote-cert.pem", key = stateDirectory + "/remote-key.pem"
         if access(certificate, R_OK) != 0 || access(key, R_OK) != 0 {
-            mkdir(stateDirectory, 0o700)
+            _ = Directories.make(stateDirectory)  // a failure shows as the certificate's
             let name = address == "0.0.0.0" ? (RemoteFiles.lanAddress() ?? "127.0.0.1") : address
             if let why = WebServer.makeSelfSigned(certificate: certificate, key: key, address: name) { return .failed(why) }
         }
