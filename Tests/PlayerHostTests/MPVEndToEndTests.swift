@@ -1,15 +1,29 @@
 import Glibc
 import Testing
 @testable import PlayerHost
+@testable import PlayerHostBase
 @testable import PlayerHostClient
+@testable import PlayerHostRPC
 @testable import Plugins
 
 /// The real daemon with its built-in mpv plugin, a real mpv (the null audio output, pinned by
 /// `MPVFixture` so the tests run alike on any machine) and real files
 /// generated with sox; mpv's state is read back over mpv's own IPC socket. No sleeps: npctl runs
 /// and notification reads have deadlines, and npctl verbs answer once mpv has acted.
-@Suite(.serialized, .enabled(if: MPVFixture.toolsAvailable, "mpv and sox are not installed: apt-get install mpv sox libsox-fmt-base"))
+@Suite(.enabled(if: MPVFixture.toolsAvailable, "mpv and sox are not installed: apt-get install mpv sox libsox-fmt-base"))
 struct MPVEndToEndTests {
+    /// mpv as a player: files, tags, transport, elapsed time, restarts, interruptions, volume.
+    /// One at a time: several time mpv against the wall clock.
+    @Suite(.serialized) struct Playback {}
+
+    /// mpv children kept apart: a request cannot make mpv write files (`ao: "pcm"`,
+    /// `av://lavfi` URLs), a child gets a clean environment and a directory of its own, and a
+    /// hung (SIGSTOP) mpv is killed and restarted while the other sessions go on. One at a time
+    /// (it times commands to a stopped mpv), beside `Playback`.
+    @Suite(.serialized) struct Isolation {}
+}
+
+extension MPVEndToEndTests.Playback {
     @Test func openShowsTheFilesTagsAndDuration() throws {
         let f = try MPVFixture()
         defer { f.close() }
@@ -181,7 +195,7 @@ struct MPVEndToEndTests {
     }
 }
 
-extension MPVEndToEndTests {
+extension MPVEndToEndTests.Playback {
     @Test func closingTheSessionEndsItsMpvAndBadInputIsOneClearLine() throws {
         let f = try MPVFixture()
         defer { f.close() }
@@ -202,7 +216,7 @@ extension MPVEndToEndTests {
     }
 }
 
-extension MPVEndToEndTests {
+extension MPVEndToEndTests.Playback {
     @Test func anInterruptionPausesMpvAndItsEndResumesIt() throws {
         let f = try MPVFixture()
         defer { f.close() }
@@ -226,7 +240,7 @@ extension MPVEndToEndTests {
     }
 }
 
-extension MPVEndToEndTests {
+extension MPVEndToEndTests.Playback {
     /// Issue 13's "done when", as the demo has it: the demo's sessions (examples/demo.toml) and an
     /// mpv session opened last. `npctl play -s main` interrupts mpv (mpv pauses); then
     /// `npctl play -s mpv` — a remote control, not an app — makes mpv play again: its audio
@@ -262,7 +276,7 @@ extension MPVEndToEndTests {
     }
 }
 
-extension MPVEndToEndTests {
+extension MPVEndToEndTests.Playback {
     /// Issue 22 item 10: `npctl position +1:00` near the end of an item goes to the next item;
     /// near the end of the last one it stops at its end (mpv idles), at 1:00 of the 1:00 item —
     /// not at the position before the seek, which it kept about one time in three. Three tries.
@@ -291,7 +305,7 @@ extension MPVEndToEndTests {
     }
 }
 
-extension MPVEndToEndTests {
+extension MPVEndToEndTests.Playback {
     static let pulseAudioAvailable = MPVOptions.locate("pulseaudio", path: getenv("PATH").map { String(cString: $0) }) != nil
         && MPVOptions.locate("pactl", path: getenv("PATH").map { String(cString: $0) }) != nil
 
@@ -333,7 +347,7 @@ extension MPVEndToEndTests {
     }
 }
 
-extension MPVEndToEndTests {
+extension MPVEndToEndTests.Playback {
     /// Issue 22 (volume): `npctl volume` and `npctl mute` set mpv's own `volume` (percent) and
     /// `mute`, the session shows what mpv then has, and a change made at mpv itself reaches the
     /// session too. Prints the round trip of `npctl volume 0.5` until mpv's volume reads 50.
@@ -381,5 +395,116 @@ extension MPVEndToEndTests {
         _ = try f.waitForPlayer(watcher, deadline: 5) { $0["volume"] == 0.3 }
         #expect(try mpv.set("mute", true))
         _ = try f.waitForPlayer(watcher, deadline: 5) { $0["muted"] == true }
+    }
+}
+
+// MARK: - Isolation: mpv children kept apart
+
+extension MPVEndToEndTests.Isolation {
+    @Test func requestsThatWouldWriteFilesAreRefusedAndChangeNothing() throws {
+        let f = try MPVFixture()
+        defer { f.close() }
+        var cwd = [CChar](repeating: 0, count: 4096)
+        let daemonDirectory = getcwd(&cwd, cwd.count).map { String(cString: $0) } ?? "."
+        let leak = f.daemon.directory + "/leak.txt"
+        let refused: [(params: [String: JSON], says: String)] = [
+            (["urls": [.string(f.one)], "ao": "pcm"], "ao 'pcm' is not allowed"),
+            (["urls": [.string(f.one)], "vo": "image"], "vo 'image' is not allowed"),
+            (["urls": [.string("av://lavfi:sine=d=1,ametadata=mode=print:file=\(leak)")]], "URL scheme 'av' is not allowed"),
+            (["urls": [.string(f.one), "lavfi://sine"]], "urls[1]: URL scheme 'lavfi' is not allowed"),
+            (["urls": [.string("edl://\(f.one)")]], "URL scheme 'edl' is not allowed"),
+            (["urls": ["one.ogg"]], "neither an absolute file path nor a URL"),
+        ]
+        for r in refused {
+            let e = try #require(try refusal(f.client, "mpv.open", r.params), "accepted: \(r.params)")
+            #expect(e.code == RPCErrorCode.invalidParams.rawValue)
+            #expect(e.message.contains(r.says), "\(e.message)")
+        }
+        // Nothing was created or started, and no file was written.
+        #expect(try f.client.call("session.list").arrayValue?.isEmpty == true)
+        #expect(throws: ClientError.self) { try f.client.call("mpv.status") }
+        #expect(access(leak, F_OK) != 0)
+        #expect(access(daemonDirectory + "/audiodump.wav", F_OK) != 0)
+        // What is allowed still plays.
+        #expect(try f.npctl("open '\(f.one)'").status == 0)
+    }
+
+    @Test func mpvGetsACleanEnvironmentAndADirectoryOfItsOwn() throws {
+        var env = SocketLocation.currentEnvironment()
+        env["PLAYERHOST_TEST_SECRET"] = "hunter2"
+        env["NOTIFY_SOCKET"] = "/nonexistent/notify.sock"
+        env["LC_TIME"] = "C"
+        let f = try MPVFixture(environment: env)
+        defer { f.close() }
+        #expect(try f.npctl("open '\(f.one)'").status == 0)
+        let status = try f.client.call("mpv.status")
+        let pid = try #require(status["pid"]?.intValue)
+        let socket = try #require(status["socket"]?.stringValue)
+        let environ = try #require(readFile("/proc/\(pid)/environ")).split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        #expect(!environ.contains { $0.hasPrefix("PLAYERHOST_TEST_SECRET=") || $0.hasPrefix("NOTIFY_SOCKET=") }, "\(environ)")
+        #expect(environ.contains("LC_TIME=C") && environ.contains { $0.hasPrefix("PATH=") })
+        var buf = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/\(pid)/cwd", &buf, buf.count - 1)
+        let cwd = String(cBuffer: buf[0..<max(n, 0)])
+        #expect(cwd == SocketLocation.directory(of: socket))
+        var st = stat()
+        #expect(stat(cwd, &st) == 0 && st.st_mode & 0o777 == 0o700)
+    }
+
+    /// One mpv stopped with SIGSTOP: another mpv session's commands succeed; a command to the
+    /// stopped one fails within mpv's answer timeout (not the host's), and that mpv is killed and
+    /// restarted with its queue.
+    @Test func aStoppedMpvHoldsNoOtherSessionAndIsRestarted() throws {
+        let f = try MPVFixture()
+        defer { f.close() }
+        #expect(try f.npctl("open --session a '\(f.one)'").status == 0)
+        #expect(try f.npctl("open --session b '\(f.two)'").status == 0)
+        let stopped = Int32(try #require(try f.client.call("mpv.status", ["session": "a"])["pid"]?.intValue))
+        let watcher = try f.daemon.client()
+        _ = try watcher.call("events.subscribe", ["topics": ["players"]])
+        try f.drain(watcher)
+        #expect(kill(stopped, SIGSTOP) == 0)
+        defer { kill(stopped, SIGCONT) }
+
+        #expect(try f.client.call("command.send", ["session": "b", "command": "pause"])["status"] == "success")
+        var start = ControlClient.now()
+        #expect(try f.client.call("command.send", ["session": "b", "command": "play"])["status"] == "success")
+        let alone = ControlClient.now() - start
+        #expect(try f.probe(session: "b").get("pause") == false)
+
+        // A command to the stopped mpv, and right behind it one to the other session: the
+        // plugin answers the second while the first still waits on the stopped mpv (its replies
+        // to the host are not kept in request order).
+        #expect(try f.client.call("command.send", ["session": "b", "command": "pause"])["status"] == "success")
+        let other = try f.daemon.client()
+        start = ControlClient.now()
+        try f.client.send(request("command.send", ["session": "a", "command": "play"], id: 1))
+        // A barrier: once the daemon answered this, it has read the command to "a" (sent first).
+        #expect(try other.call("host.ping") == "pong")
+        let otherSent = ControlClient.now()
+        try other.send(request("command.send", ["session": "b", "command": "play"], id: 2))
+        let toOther = try other.readMessage()
+        let otherTook = ControlClient.now() - otherSent
+        #expect(toOther["result"]?["status"] == "success", "\(toOther)")
+        #expect(!f.client.hasBufferedInput && !readable(f.client), "the command to the stopped mpv is still pending")
+        // (Read through `other`: `f.client` still waits for its answer.)
+        let bSocket = try #require(try other.call("mpv.status", ["session": "b"])["socket"]?.stringValue)
+        #expect(try MPVProbe(path: bSocket).get("pause") == false)
+        let toStopped = try f.client.readMessage()
+        let stoppedTook = ControlClient.now() - start
+        #expect(toStopped["result"]?["status"] == "commandFailed", "\(toStopped)")
+        // Under the host's command timeout (2 s): the plugin answered, mpv's watchdog fired.
+        #expect(stoppedTook < 2.0, "\(stoppedTook)")
+        print("mpv isolation: play on b with a stopped: \(Int(alone * 1000)) ms; play on b while a command to a (stopped) waits: \(Int(otherTook * 1000)) ms; the one to a failed after \(Int(stoppedTook * 1000)) ms")
+
+        // The hung mpv was killed: reported failed, restarted, its queue restored.
+        _ = try f.waitForPlayer(watcher, session: "a", deadline: 5) { $0["status"] == "failed" }
+        _ = try f.waitForPlayer(watcher, session: "a", deadline: 15) { $0["status"] == "ready" }
+        let after = try f.client.call("mpv.status", ["session": "a"])
+        #expect(after["restarts"] == 1 && after["phase"] == "running", "\(after)")
+        #expect(after["pid"] != nil && after["pid"] != .int(Int64(stopped)))
+        #expect(try f.probe(session: "a").get("playlist-count") == 1)
+        // The log says why (the harness's loop reads the daemon's stderr while it runs).
+        #expect(f.daemon.waitForStderr("did not answer within 1000 ms; killing it"), "\(f.daemon.stderrText)")
     }
 }

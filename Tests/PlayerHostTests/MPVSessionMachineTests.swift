@@ -5,7 +5,7 @@ import Testing
 /// The mpv session machine without mpv: each row is a phase and an input, and the phase and
 /// actions that follow (start, idle, load and restore, a seek in flight, a report in flight,
 /// crash and restart with backoff, hang, quit). The real mpv keeps its end-to-end suites
-/// (MPVEndToEndTests, MPVIsolationTests…); these pin the decisions.
+/// (MPVEndToEndTests, RestartEndToEndTests…); these pin the decisions.
 @Suite struct MPVSessionMachineTests {
     typealias M = MPVSessionMachine
     typealias A = M.Action

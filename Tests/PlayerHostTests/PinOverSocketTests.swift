@@ -1,9 +1,10 @@
 import Testing
 @testable import PlayerHost
 
-/// Issue 23 (player selection) through the protocol, on an embedded host: `[arbiter]` applied
-/// at start and on reload, and `arbiter.pin` refusing a name that names nothing. (The pin kept
-/// across a daemon restart needs the state file: `PinEndToEndTests`.)
+/// Issue 23 (player selection) through the protocol, on an embedded host: a pinned paused session
+/// stays Now Playing while another app plays, unpinned the playing one takes over; `[arbiter]`
+/// applied at start and on reload, and `arbiter.pin` refusing a name that names nothing. (The pin
+/// kept across a daemon restart needs the state file: `RestartEndToEndTests`.)
 @Suite(.serialized) struct PinOverSocketTests {
     /// An eligible session with one item; playing when `play`.
     func make(_ c: EmbeddedClient, _ id: String, play: Bool) throws {
@@ -16,6 +17,28 @@ import Testing
     }
 
     func nowPlaying(_ c: EmbeddedClient) throws -> String? { try c.call("arbiter.explain")["nowPlaying"]?.stringValue }
+
+    /// The pin beats a playing session of another app; unpinning gives the slot back to it.
+    @Test func aPinnedPausedSessionStaysNowPlayingUntilUnpinned() throws {
+        let d = EmbeddedHost()
+        defer { d.close() }
+        let host = try d.client()
+        try make(host, "kept", play: false)  // the host's own (its client never said host.hello)
+        let other = try d.client()
+        try other.call("host.hello", ["name": "other"])
+        try make(other, "loud", play: true)
+        #expect(try nowPlaying(host) == "loud")
+
+        let pinned = try host.call("arbiter.pin", ["player": "kept"])
+        #expect(pinned["session"] == "kept")
+        #expect(try nowPlaying(host) == "kept", "pinned, paused, it beats a playing session")
+        let why = try host.call("arbiter.explain", ["session": "kept"])["sessions"]?.arrayValue?.first
+        #expect(why?["nowPlayingReason"]?.stringValue?.contains("pinned") == true)
+        #expect(try host.call("player.get", ["session": "loud"])["playbackState"] == "playing")
+
+        #expect(try host.call("arbiter.unpin")["unpinned"] == "kept")
+        #expect(try nowPlaying(host) == "loud", "unpinned, the playing session takes over")
+    }
 
     /// `[arbiter] ignore` from the file at start and again on reload: the ignored session leaves
     /// the slot at once, and is back when the reload drops it.

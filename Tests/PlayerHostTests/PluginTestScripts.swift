@@ -1,5 +1,5 @@
 /// Misbehaving plugins for the supervision tests, as Python scripts.
-extension PluginSupervisionTests {
+extension PluginProcessEndToEndTests {
     /// Writes garbage, then a valid request, then holds a half line; a second connection sends
     /// 2 MiB without a newline and reads the one error it gets. Reports what came back as JSON
     /// in `result`.

@@ -5,71 +5,24 @@ import Testing
 @testable import PlayerHostClient
 @testable import PlayerHostHost
 @testable import PlayerHostRPC
+@testable import Plugins
 
-/// Issue 12 against the real binary: sessions survive an orderly stop and `kill -9`, bad state
-/// never stops the daemon, SIGHUP and `npctl daemon reload` apply the config.
-@Suite(.serialized) struct RestartEndToEndTests {
-    /// The issue's session: two items, on item 2 at 42 s, repeat one, item info (it publishes
-    /// automatically, so its info travels in the item), skip intervals [5, 30], nextTrack
-    /// disabled, eligible (and so Now Playing).
-    func makeKeep(_ c: ControlClient) throws {
-        try c.call("session.create", ["id": "keep", "kind": "main"])
-        try c.call("audio.configure", ["session": "keep", "category": "playback"])
-        try c.call("audio.activate", ["session": "keep"])
-        try c.call("player.load", ["session": "keep", "items": [
-            ["title": "A", "duration": 100], ["title": "B", "duration": 200, "info": ["albumTitle": "Kept"]],
-        ]])
-        try c.call("command.bindDefaults", ["session": "keep"])
-        try c.call("player.next", ["session": "keep"])
-        try c.call("player.seek", ["session": "keep", "position": 42])
-        try c.call("player.setRepeat", ["session": "keep", "mode": "one"])
-        try c.call("command.configure", ["session": "keep", "command": "skipForward", "preferredIntervals": [5, 30]])
-        try c.call("command.enable", ["session": "keep", "command": "nextTrack", "enabled": false])
-    }
-
-    func command(_ s: JSON, _ name: String) -> JSON? {
-        s["commands"]?.arrayValue?.first { $0["command"]?.stringValue == name }
-    }
-
-    /// Everything `makeKeep` set, and paused at `position` within `tolerance`.
-    func expectKeep(_ s: JSON, position: Double, tolerance: Double) {
-        let p = s["players"]?.arrayValue?.first
-        // Replies carry the current item and the count; the queue itself is read with player.queue.
-        #expect(p?["queueCount"]?.intValue == 2)
-        #expect(p?["currentItem"]?["title"] == "B")
-        #expect(p?["itemIndex"]?.intValue == 1)
-        let elapsed = p?["elapsed"]?.doubleValue ?? -1
-        #expect(abs(elapsed - position) <= tolerance, "elapsed \(elapsed), expected \(position)")
-        #expect(p?["playbackState"] == "paused")
-        #expect(p?["repeatMode"] == "one")
-        #expect(s["info"]?["albumTitle"] == "Kept")
-        #expect(command(s, "skipForward")?["preferredIntervals"] == [5.0, 30.0])
-        #expect(command(s, "nextTrack")?["isEnabled"] == false)
-        #expect(command(s, "play")?["isAvailable"] == true)
-        #expect(s["audio"]?["category"] == "playback" && s["audio"]?["active"] == true)
-        #expect(s["isNowPlaying"] == true)
-    }
-
-    /// Waits (with a deadline) until the state file holds what was changed: no write pending.
-    func waitForWrite(_ d: DaemonHarness, atLeast writes: Int = 1) throws -> Bool {
-        let c = try d.client()
-        for _ in 0..<200 {
-            let st = try c.call("host.stats")["state"]
-            if (st?["writes"]?.intValue ?? 0) >= writes, st?["pending"] == false { return true }
-            _ = d.runUntil(0.05) { false }
-        }
-        return false
-    }
-
+/// Issue 12 against the real binary: what the state file keeps across an orderly stop and
+/// `kill -9` — the host's sessions, the pin (issue 23), the volume (issue 22), a plugin's own
+/// state and the mpv plugin's sessions. Each test has its own daemon and directory, so they run
+/// side by side. What goes wrong with the file (bad, unwritable, a kill mid-burst) and reloads:
+/// `RestartRecoveryEndToEndTests`. The logic around (pin rules, volume over the protocol) is on
+/// an embedded host: `PinOverSocketTests`, `VolumeOverSocketTests`.
+@Suite struct RestartEndToEndTests {
     @Test func anOrderlyStopKeepsEverythingPausedWhereItWas() throws {
         let d = try DaemonHarness()
         defer { d.close() }
         #expect(try d.start())
-        try makeKeep(try d.client())
+        try RestartSupport.makeKeep(try d.client())
         #expect(d.stop()?.status == 0)
         #expect(try d.start())
         let s = try d.client().call("session.get", ["session": "keep"])
-        expectKeep(s, position: 42, tolerance: 0.05)
+        RestartSupport.expectKeep(s, position: 42, tolerance: 0.05)
         // (host.doctor also says MPRIS is off: the harness gives the daemon no session bus.)
         #expect(try d.client().call("host.doctor").arrayValue?.filter { $0["code"]?.stringValue?.hasPrefix("state") == true }.isEmpty == true)
     }
@@ -79,7 +32,7 @@ import Testing
         defer { d.close() }
         #expect(try d.start())
         let c = try d.client()
-        try makeKeep(c)
+        try RestartSupport.makeKeep(c)
         try c.call("player.play", ["session": "keep"])
         let before = try c.call("session.get", ["session": "keep"])["players"]?.arrayValue?.first?["elapsed"]?.doubleValue ?? 0
         let t0 = ControlClient.now()
@@ -97,97 +50,11 @@ import Testing
         let d = try DaemonHarness()
         defer { d.close() }
         #expect(try d.start())
-        try makeKeep(try d.client())
-        #expect(try waitForWrite(d))
+        try RestartSupport.makeKeep(try d.client())
+        #expect(try RestartSupport.waitForWrite(d))
         d.stop(signal: SIGKILL)
         #expect(try d.start())
-        expectKeep(try d.client().call("session.get", ["session": "keep"]), position: 42, tolerance: 1)
-    }
-
-    @Test(arguments: ["half", "garbage", "future"])
-    func aBadStateFileIsSetAsideAndTheDaemonServes(_ kind: String) throws {
-        let d = try DaemonHarness()
-        defer { d.close() }
-        #expect(try d.start())
-        try makeKeep(try d.client())
-        #expect(d.stop()?.status == 0)
-        let path = d.directory + "/state/state.json"
-        switch kind {
-        case "half": try runShell("head -c $(( $(stat -c %s '\(path)') / 2 )) '\(path)' > '\(path).x' && mv '\(path).x' '\(path)'")
-        case "garbage": try runShell("head -c 3000 /dev/urandom > '\(path)'")
-        default: try runShell("printf '{\"version\":99,\"sessions\":[]}' > '\(path)'")
-        }
-        #expect(try d.start())
-        let c = try d.client()
-        #expect(try c.call("host.ping") == "pong")
-        #expect(try c.call("session.list").arrayValue?.isEmpty == true)
-        #expect(try runShell("ls '\(d.directory)/state' | grep -c '^state.json.corrupt-'").output == "1\n")
-        #expect(d.stderrText.contains("starting without saved sessions, moved it to"))
-        #expect(try c.call("host.stats")["state"]?["loaded"]?.stringValue?.hasPrefix("set aside") == true)
-        // host.doctor names where the file went.
-        let fault = try c.call("host.doctor").arrayValue?.first { $0["code"]?.stringValue?.hasPrefix("state") == true }
-        #expect(fault?["code"] == "stateSetAside")
-        #expect(fault?["path"]?.stringValue?.hasPrefix(path + ".corrupt-") == true, "\(String(describing: fault))")
-    }
-
-    @Test func killNineDuringABurstLeavesAFileThatParses() throws {
-        let d = try DaemonHarness()
-        defer { d.close() }
-        #expect(try d.start())
-        let c = try d.client()
-        let stats = try d.client()
-        try makeKeep(c)
-        // Pipelined chunks of seeks (each a change); killed mid-burst once writes have happened
-        // while it runs — at 10 000 changes, or later if the machine is fast.
-        var sent = 0
-        while sent < 200_000 {
-            let writes = try stats.call("host.stats")["state"]?["writes"]?.intValue ?? 0
-            if sent >= 10_000 && writes >= 2 { break }
-            var out: [UInt8] = []
-            for i in 0..<500 {
-                RPCEncoder.request(method: "player.seek", params: ["session": "keep", "position": .double(Double((sent + i) % 200))],
-                                   id: Int64(sent + i), into: &out)
-            }
-            try c.send(out)
-            for _ in 0..<500 { _ = try c.readMessage() }
-            sent += 500
-        }
-        // The last chunk is still being served when the kill lands.
-        var last: [UInt8] = []
-        for i in 0..<500 { RPCEncoder.request(method: "player.seek", params: ["session": "keep", "position": .double(Double(i % 200))], id: Int64(i), into: &last) }
-        try c.send(last)
-        d.stop(signal: SIGKILL)
-        let bytes = try runShell("cat '\(d.directory)/state/state.json'").output
-        let snap = try StateFile.parse(Array(bytes.utf8))
-        #expect(snap.sessions.map(\.id) == ["keep"])
-    }
-
-    @Test func anUnwritableStateDirectoryIsAFaultNotAStop() throws {
-        let d = try DaemonHarness()
-        defer { d.close() }
-        try runShell("touch '\(d.directory)/file'")
-        #expect(try d.start(["--state-dir", d.directory + "/file/state"]))
-        let c = try d.client()
-        try c.call("session.create", ["id": "x", "kind": "main"])
-        var fault: String?
-        for _ in 0..<100 where fault == nil {
-            fault = try c.call("host.stats")["state"]?["fault"]?.stringValue
-            if fault == nil { _ = d.runUntil(0.05) { false } }
-        }
-        #expect(fault?.contains("Not a directory") == true, "\(fault ?? "no fault")")
-        #expect(try c.call("host.ping") == "pong")
-        // npctl doctor lists it as a host fault with the file's path and the reason.
-        let state = d.directory + "/file/state/state.json"
-        let doctor = try runShell("'\(DaemonHarness.npctl)' doctor --socket '\(d.socketPath)' 2>&1; echo \"exit=$?\"")
-        #expect(doctor.output.contains("host faults:"), "\(doctor.output)")
-        #expect(doctor.output.contains("✗ error: the state file \(state) cannot be written: mkdir"), "\(doctor.output)")
-        #expect(doctor.output.contains("Not a directory") && doctor.output.contains("exit=0"), "\(doctor.output)")
-        let faults = (try c.call("host.doctor").arrayValue ?? []).filter { $0["code"]?.stringValue?.hasPrefix("state") == true }
-        #expect(faults.compactMap { $0["code"]?.stringValue } == ["stateNotWritten"], "\(faults)")
-        #expect(faults.first?["path"]?.stringValue == state)
-        // The next change tries again.
-        try c.call("session.create", ["id": "y", "kind": "main"])
-        #expect(try c.call("session.list").arrayValue?.count == 2)
+        RestartSupport.expectKeep(try d.client().call("session.get", ["session": "keep"]), position: 42, tolerance: 1)
     }
 
     /// The play order of a player, as titles (`player.queue` pages in play order).
@@ -213,7 +80,7 @@ import Testing
         #expect(before?["queueIndex"]?.intValue == 0 && before?["itemIndex"]?.intValue == 7)
         let order = try playOrder(c, "sh")
         #expect(order.count == 8 && order.first == "T8")
-        #expect(try waitForWrite(d))
+        #expect(try RestartSupport.waitForWrite(d))
         d.stop(signal: signal)
         #expect(try d.start())
         let c2 = try d.client()
@@ -238,11 +105,11 @@ import Testing
         try app.call("player.load", ["session": "bg", "items": [["title": "Radio", "duration": 300]]])
         try app.call("player.seek", ["session": "bg", "position": 12])
         try app.call("session.create", ["id": "fg", "kind": "main"])
-        #expect(try waitForWrite(d))
+        #expect(try RestartSupport.waitForWrite(d))
         d.stop(signal: signal)
         #expect(try d.start())
         let c = try d.client()
-        #expect(try sessionIDs(c) == ["bg"])
+        #expect(try RestartSupport.sessionIDs(c) == ["bg"])
         let s = try c.call("session.get", ["session": "bg"])
         #expect(s["app"] == "host", "\(s)")
         #expect(s["backgroundAudio"] == true || s["audio"]?["backgroundAudio"] == true, "\(s)")
@@ -251,76 +118,219 @@ import Testing
         #expect(abs((p?["elapsed"]?.doubleValue ?? -1) - 12) < 0.5)
     }
 
-    // MARK: Reload
-
-    func writeConfig(_ path: String, sessions: [String], extra: String = "") throws {
-        var text = "command_timeout_ms = 500\n" + extra
-        for s in sessions { text += "[[session]]\nid = \"\(s)\"\nkind = \"main\"\n[[session.item]]\ntitle = \"\(s) song\"\nduration = 60\n" }
-        try runShell("cat > '\(path)' <<'EOF'\n\(text)EOF")
-    }
-
-    func sessionIDs(_ c: ControlClient) throws -> [String] {
-        (try c.call("session.list").arrayValue ?? []).compactMap { $0["id"]?.stringValue }
-    }
-
-    /// Waits (with a deadline) until the session list is `ids`.
-    func waitForSessions(_ d: DaemonHarness, _ ids: [String]) throws -> Bool {
-        let c = try d.client()
-        for _ in 0..<100 {
-            if try sessionIDs(c) == ids { return true }
-            _ = d.runUntil(0.05) { false }
-        }
-        return false
-    }
-
-    @Test func sighupCreatesAddedSessionsClosesRemovedOnesAndKeepsABadConfigOut() throws {
-        let d = try DaemonHarness()
-        defer { d.close() }
-        let config = d.directory + "/c.toml"
-        try writeConfig(config, sessions: ["a"])
-        #expect(try d.start(["--config", config]))
-        let c = try d.client()
-        try c.call("session.create", ["id": "mine", "kind": "main"])
-        #expect(try sessionIDs(c) == ["a", "mine"])
-
-        try writeConfig(config, sessions: ["a", "b"])
-        try d.process?.kill(SIGHUP)
-        #expect(try waitForSessions(d, ["a", "mine", "b"]))
-
-        try writeConfig(config, sessions: ["b"])
-        try d.process?.kill(SIGHUP)
-        #expect(try waitForSessions(d, ["mine", "b"]))
-
-        // A syntax error on line 3: nothing changes, npctl says where.
-        try runShell("printf 'command_timeout_ms = 500\\n[[session]]\\nid = \\n' > '\(config)'")
-        let r = try runShell("'\(DaemonHarness.npctl)' daemon reload --socket '\(d.socketPath)' 2>&1; echo \"exit=$?\"")
-        #expect(r.output.contains("exit=1"), "\(r.output)")
-        #expect(r.output.contains("\(config):3:"), "\(r.output)")
-        #expect(try sessionIDs(c) == ["mine", "b"])
-        #expect(d.exit == nil)
-
-        // Fixed again: npctl reports what changed.
-        try writeConfig(config, sessions: ["b", "c"])
-        let ok = try runShell("'\(DaemonHarness.npctl)' daemon reload --socket '\(d.socketPath)' 2>&1")
-        #expect(ok.status == 0 && ok.output.contains("sessions added: c"), "\(ok.output)")
-        #expect(try waitForSessions(d, ["mine", "b", "c"]))
-    }
+    // MARK: Config sessions
 
     @Test func aRestartDropsAConfigSessionTheConfigNoLongerLists() throws {
         let d = try DaemonHarness()
         defer { d.close() }
         let config = d.directory + "/c.toml"
-        try writeConfig(config, sessions: ["a", "b"])
+        try RestartSupport.writeConfig(config, sessions: ["a", "b"])
         #expect(try d.start(["--config", config]))
         let c = try d.client()
         try c.call("player.seek", ["session": "a", "position": 30])
         try c.call("session.create", ["id": "mine", "kind": "main"])
         #expect(d.stop()?.status == 0)
-        try writeConfig(config, sessions: ["a"])
+        try RestartSupport.writeConfig(config, sessions: ["a"])
         #expect(try d.start(["--config", config]))
         let c2 = try d.client()
-        #expect(try sessionIDs(c2) == ["a", "mine"])
+        #expect(try RestartSupport.sessionIDs(c2) == ["a", "mine"])
         // The kept config session has its saved state, not the config's fresh one.
         #expect(try c2.call("session.get", ["session": "a"])["players"]?.arrayValue?.first?["elapsed"]?.doubleValue == 30)
+    }
+
+    // MARK: The pin (issue 23)
+
+    /// An eligible session with one item; playing when `play`.
+    func makeEligible(_ c: ControlClient, _ id: String, play: Bool) throws {
+        try c.call("session.create", ["id": .string(id), "kind": "main"])
+        try c.call("audio.configure", ["session": .string(id), "category": "playback"])
+        try c.call("audio.activate", ["session": .string(id)])
+        try c.call("player.load", ["session": .string(id), "items": [["title": .string(id), "duration": 600]]])
+        try c.call("command.bindDefaults", ["session": .string(id)])
+        if play { try c.call("player.play", ["session": .string(id)]) }
+    }
+
+    func nowPlaying(_ c: ControlClient) throws -> String? { try c.call("arbiter.explain")["nowPlaying"]?.stringValue }
+
+    /// A pinned paused host session is Now Playing again after a restart, over a session that
+    /// plays; unpinned, the playing one takes over. (The pin's rules before the restart:
+    /// `PinOverSocketTests.aPinnedPausedSessionStaysNowPlayingUntilUnpinned`.)
+    @Test func aPinnedPausedSessionSurvivesARestart() throws {
+        let d = try DaemonHarness()
+        defer { d.close() }
+        #expect(try d.start())
+        let host = try d.client()
+        try makeEligible(host, "kept", play: false)  // the host's own: kept across the restart
+        try host.call("arbiter.pin", ["player": "kept"])
+        #expect(try RestartSupport.waitForWrite(d, atLeast: 1))
+        #expect(d.stop()?.status == 0)
+        #expect(try d.start())
+        let c = try d.client()
+        #expect(try c.call("arbiter.explain")["pinned"] == "kept")
+        let later = try d.client()
+        try later.call("host.hello", ["name": "later"])
+        try makeEligible(later, "later", play: true)
+        #expect(try nowPlaying(c) == "kept", "the pin came back with the daemon")
+        #expect(try c.call("arbiter.unpin")["unpinned"] == "kept")
+        #expect(try nowPlaying(c) == "later")
+    }
+
+    // MARK: The volume (issue 22)
+
+    func npctl(_ d: DaemonHarness, _ args: String) throws -> (status: Int64, output: String) {
+        try NpctlEndToEndTests.npctl(args, socket: d.socketPath)
+    }
+
+    /// `npctl volume`/`mute` as a user types them (the binary's syntax and output), and the
+    /// level and mute kept across a restart. One daemon, two starts. (`changeVolume` over the
+    /// protocol, `volume`/`muted` in replies and events: `VolumeOverSocketTests`.)
+    @Test func volumeFromNpctlAndAcrossARestart() throws {
+        let d = try DaemonHarness()
+        defer { d.close() }
+        #expect(try d.start())
+        let c = try d.client()
+        // A host session (its client never said host.hello): kept across a restart.
+        try c.call("session.create", ["id": "main", "kind": "main"])
+        try c.call("audio.configure", ["session": "main", "category": "playback"])
+        try c.call("audio.activate", ["session": "main"])
+        try c.call("player.load", ["session": "main", "items": [["title": "Song", "duration": 100]]])
+        try c.call("command.bindDefaults", ["session": "main"])
+        #expect(try c.call("nowPlaying.get")["volume"] == 1.0)
+
+        let reply = try c.call("command.send", ["session": "main", "command": "changeVolume", "volume": 0.4])
+        #expect(reply["status"] == "success")
+
+        // npctl: playerctl's output and syntax.
+        #expect(try npctl(d, "volume") == (0, "0.400000\n"))
+        #expect(try npctl(d, "volume 0.1+").status == 0)
+        #expect(try npctl(d, "volume") == (0, "0.500000\n"))
+        #expect(try npctl(d, "volume 0.2-").status == 0)
+        #expect(try npctl(d, "volume") == (0, "0.300000\n"))
+        #expect(try npctl(d, "volume 0.75") == (0, ""))
+        #expect(try npctl(d, "volume") == (0, "0.750000\n"))
+        #expect(try npctl(d, "volume 2").status == 0)
+        #expect(try npctl(d, "volume") == (0, "1.000000\n"), "clamped to maximumVolume, as the export clamps")
+        let bad = try npctl(d, "volume abc")
+        #expect(bad.status == 1 && bad.output.hasPrefix("Could not execute command: could not parse volume as a number: abc"))
+        #expect(try npctl(d, "volume 0.6").status == 0)
+        #expect(try npctl(d, "mute") == (0, ""))
+        #expect(try npctl(d, "volume") == (0, "0.000000\n"), "muted: MPRIS shows silence")
+        let json = try JSONParser.parse(try npctl(d, "volume --json").output)
+        #expect(json["volume"] == 0.6 && json["muted"] == true && json["session"] == "main")
+        #expect(try npctl(d, "mute sideways").status == 1)
+
+        // Kept across a restart: level and mute.
+        #expect(d.stop()?.status == 0)
+        #expect(try d.start())
+        let back = try d.client().call("nowPlaying.get")
+        #expect(back["session"] == "main" && back["volume"] == 0.6 && back["muted"] == true)
+        #expect(try npctl(d, "mute off") == (0, ""))
+        #expect(try npctl(d, "volume") == (0, "0.600000\n"), "unmuting brings the level back")
+        #expect(try npctl(d, "mute toggle").status == 0)
+        #expect(try npctl(d, "mute") == (0, ""))
+        #expect(try d.client().call("nowPlaying.get")["muted"] == false)
+    }
+
+    // MARK: Plugins (issue 12 item 4)
+
+    /// What a plugin asks the host to keep survives a restart.
+    @Test func aPluginsStateIsKeptAcrossARestart() throws {
+        let d = try DaemonHarness()
+        defer { d.close() }
+        #expect(try d.start())
+        let anonymous = try d.client()
+        #expect(try RestartSupport.refusal(anonymous, "plugin.saveState", ["state": ["x": 1]])?.code == RPCErrorCode.invalidState.rawValue,
+                "a connection without an app name has no state to keep")
+        let p = try d.client()
+        try p.call("host.hello", ["name": "keeper"])
+        #expect(try p.call("plugin.savedState") == ["state": .null, "savedAt": .null])
+        let kept: JSON = ["version": 1, "items": ["a", "b"], "at": 20.5]
+        #expect(try p.call("plugin.saveState", ["state": kept]) == true)
+        let big = JSON.string(String(repeating: "x", count: HostMethods.maxPluginStateBytes))
+        let refused = try RestartSupport.refusal(p, "plugin.saveState", ["state": big])
+        #expect(refused?.code == RPCErrorCode.limitExceeded.rawValue)
+        #expect(refused?.data?["limit"] == .int(Int64(HostMethods.maxPluginStateBytes)), "the error names the limit")
+        #expect(try p.call("plugin.savedState")["state"] == kept, "a refused state changes nothing")
+
+        #expect(d.stop()?.status == 0)
+        #expect(try d.start())
+        let again = try d.client()
+        try again.call("host.hello", ["name": "keeper"])
+        let back = try again.call("plugin.savedState")
+        #expect(back["state"] == kept)
+        #expect((back["savedAt"]?.doubleValue ?? 0) > 1_700_000_000, "the file's wall-clock write time")
+        // Another app has its own (none); clearing drops it from the file.
+        let other = try d.client()
+        try other.call("host.hello", ["name": "other"])
+        #expect(try other.call("plugin.savedState")["state"] == .null)
+        #expect(try again.call("plugin.saveState", ["state": .null]) == true)
+        #expect(try again.call("plugin.savedState")["state"] == .null)
+    }
+
+    /// The issue's case: an mpv session on item 2 of 3 at 20 s; after an orderly restart mpv runs
+    /// again, paused on item 2 at 20 s (±1 s), and `npctl play` plays on from there.
+    @Test(.enabled(if: MPVFixture.toolsAvailable, "mpv and sox are not installed: apt-get install mpv sox libsox-fmt-base"))
+    func anMPVSessionComesBackPausedOnItsItemAtItsPosition() throws {
+        let f = try MPVFixture()
+        defer { f.close() }
+        let three = f.daemon.directory + "/three.ogg"
+        #expect(try runShell("sox -n -r 44100 -c 2 --comment 'title=Sine Three' '\(three)' synth 40 sine 550 && echo ok").output == "ok\n")
+        #expect(try f.npctl("open --session m '\(f.one)' '\(f.two)' '\(three)'").status == 0)
+        #expect(try f.npctl("next --session m").status == 0)
+        #expect(try f.npctl("pause --session m").status == 0)
+        #expect(try f.npctl("position --session m 20").status == 0)
+        // Issue 22: mpv's volume and mute are the plugin's to keep (the host's snapshot has neither).
+        #expect(try f.npctl("volume --session m 0.4").status == 0)
+        #expect(try f.npctl("mute on --session m").status == 0)
+        let before = try f.probe(session: "m")
+        #expect(try before.get("playlist-pos") == 1)
+        #expect(abs(try before.number("time-pos") - 20) < 0.3)
+        let oldPID = try f.client.call("mpv.status", ["session": "m"])["pid"]
+
+        #expect(f.daemon.stop()?.status == 0)
+        // A command timeout far past the client's (10 s), so that a command waiting on itself
+        // (see the end) shows as a failed call rather than as a 2 s delay.
+        try runShell("mkdir -p '\(f.daemon.directory)/config/playerhost' && echo 'command_timeout_ms = 60000' > '\(f.daemon.directory)/config/playerhost/playerhost.toml'")
+        #expect(try f.daemon.start())
+        let c = try f.daemon.client()
+        // The session is back by the time the daemon is ready; mpv restores it a moment later.
+        _ = try c.call("events.subscribe", ["topics": ["players"]])
+        let restored: (JSON?) -> Bool = { p in
+            guard let p else { return false }
+            return p["itemIndex"] == 1 && p["status"] == "ready" && abs((p["elapsed"]?.doubleValue ?? -1) - 20) <= 1
+        }
+        if !restored(try c.call("session.get", ["session": "m"])["players"]?.arrayValue?.first) {
+            try f.waitForPlayer(c, session: "m", deadline: 20) { restored($0) }
+        }
+        let s = try c.call("session.get", ["session": "m"])
+        let p = s["players"]?.arrayValue?.first
+        #expect(p?["queueCount"] == 3)
+        #expect(p?["currentItem"]?["title"] == "Sine Two")
+        #expect(p?["playbackState"] == "paused")
+        let status = try c.call("mpv.status", ["session": "m"])
+        #expect(status["phase"] == "running" && status["pid"] != nil && status["pid"] != oldPID, "\(status)")
+        // mpv itself: the three files, on the second, paused at 20 s.
+        let mpv = try MPVProbe(path: try #require(status["socket"]?.stringValue))
+        #expect(try mpv.get("playlist-count") == 3)
+        #expect(try mpv.get("playlist-pos") == 1)
+        #expect(try mpv.get("pause") == true)
+        #expect(abs(try mpv.number("time-pos") - 20) <= 1)
+        #expect(try mpv.number("volume") == 40 && mpv.get("mute") == true, "the volume and mute it had")
+        #expect(p?["volume"] == 0.4 && p?["muted"] == true, "\(String(describing: p))")
+
+        // Play goes on from there.
+        #expect(try f.npctl("play --session m").status == 0)
+        #expect(try mpv.get("pause") == false)
+        #expect(try mpv.get("playlist-pos") == 1)
+        #expect(try mpv.number("time-pos") >= 19)
+        #expect(f.daemon.waitForStderr("restored: item 2 of 3 at"), "\(f.daemon.stderrText)")
+
+        // Opening a file into the session while it is paused plays it (mpv.open sends `play`
+        // through the host, which asks the plugin): the plugin's answer never waits for the
+        // host's reply to its own report, which sits behind that very `command.send`.
+        #expect(try f.npctl("pause --session m").status == 0)
+        #expect(try c.call("mpv.open", ["session": "m", "urls": [.string(f.one)]])["id"] == "m")
+        #expect(try mpv.get("playlist-count") == 1, "open replaces the queue")
+        #expect(try mpv.get("pause") == false)
     }
 }

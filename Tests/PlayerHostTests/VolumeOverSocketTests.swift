@@ -3,7 +3,7 @@ import Testing
 
 /// Issue 22 through the protocol, on an embedded host: `changeVolume` over the socket,
 /// `volume`/`muted` in replies and events, a refused volume changing nothing. (`npctl volume`
-/// and the volume kept across a restart need the processes: `VolumeEndToEndTests`.)
+/// and the volume kept across a restart need the processes: `RestartEndToEndTests`.)
 @Suite(.serialized) struct VolumeOverSocketTests {
     /// Reads notifications until one matches (at most `tries`, each up to 5 s of host time).
     func event(_ c: EmbeddedClient, tries: Int = 20, _ match: (JSON) -> Bool) throws -> JSON? {

@@ -1,165 +1,23 @@
+import Foundation
 import Glibc
 import Testing
 @testable import PlayerHost
 
 /// Out-of-process plugins under the real daemon: the examples in `examples/` (Python and Swift)
 /// started from a plugin directory, `kill -9` and restart, the start limit, bad paths, garbage
-/// and hanging plugins, and the in-process built-in. No sleeps: waits are on events
-/// (`events.subscribe`) or bounded polls on the harness's loop, each with a deadline.
-@Suite(.serialized) struct PluginSupervisionTests {
-    static let examples = DaemonHarness.packageRoot + "/examples"
-
-    /// A daemon with a private plugin directory and config.
-    final class Rig {
-        let daemon: DaemonHarness
-        let pluginDir: String
-        private var closed = false
-
-        /// `setUp` fills the plugin directory (given its path) and returns extra config lines.
-        init(config: String = "", setUp: (String) throws -> String = { _ in "" }) throws {
-            daemon = try DaemonHarness()
-            pluginDir = daemon.directory + "/plugins"
-            #expect(mkdir(pluginDir, 0o700) == 0)
-            let extra = try setUp(pluginDir)
-            let configPath = daemon.directory + "/playerhost.toml"
-            try writeFile(configPath, "plugin_dir = \"\(pluginDir)\"\n" + config + "\n" + extra)
-            var env = SocketLocation.currentEnvironment()
-            env["XDG_CONFIG_HOME"] = daemon.directory + "/xdg"  // never the user's real plugins
-            guard try daemon.start(["--config", configPath], environment: env) else {
-                let text = daemon.stderrText
-                daemon.close()
-                throw Failed("playerhostd did not start: \(text)")
-            }
-        }
-
-        /// Stops the daemon the way a user would (SIGTERM: it stops its plugins first), then
-        /// cleans up. Returns the seconds the stop took.
-        @discardableResult
-        func close() -> Double {
-            guard !closed else { return 0 }
-            closed = true
-            let start = EventLoop.hrtime()
-            daemon.stop(signal: SIGTERM)
-            let took = Double(EventLoop.hrtime() - start) / 1e9
-            daemon.close()
-            return took
-        }
-
-        /// The pids of the supervised plugins now.
-        func pids(_ client: ControlClient) throws -> [String: Int32] {
-            var out: [String: Int32] = [:]
-            for p in try client.call("plugin.list").arrayValue ?? [] {
-                if let name = p["name"]?.stringValue, let pid = p["pid"]?.intValue { out[name] = Int32(pid) }
-            }
-            return out
-        }
-
-        func npctl(_ args: String) throws -> (status: Int64, output: String) {
-            try NpctlEndToEndTests.npctl(args, socket: daemon.socketPath)
-        }
-
-        func json(_ args: String) throws -> JSON {
-            let r = try npctl(args)
-            #expect(r.status == 0, "npctl \(args): \(r.output)")
-            return try JSONParser.parse(r.output)
-        }
-
-        /// `plugin.list`'s entry for `name`.
-        func plugin(_ name: String, _ client: ControlClient) throws -> JSON? {
-            try client.call("plugin.list").arrayValue?.first { $0["name"]?.stringValue == name }
-        }
-
-        /// Polls `check` every `interval` ms on the harness's loop (so the daemon's stderr keeps
-        /// draining) until it is true or `seconds` pass. Returns the last result.
-        @discardableResult
-        func poll(_ seconds: Double, every interval: UInt64 = 50, _ check: () throws -> Bool) throws -> Bool {
-            if try check() { return true }
-            let tick = try Timer(loop: daemon.loop)
-            var due = false
-            tick.start(after: interval, repeat: interval) { due = true }
-            defer { tick.close() }
-            let deadline = Double(EventLoop.hrtime()) / 1e9 + seconds
-            while Double(EventLoop.hrtime()) / 1e9 < deadline {
-                daemon.loop.run(.once)
-                if due {
-                    due = false
-                    if try check() { return true }
-                }
-            }
-            return false
-        }
-
-        /// Waits (on `sessions` events) until every id in `ids` was created. `client` must be
-        /// subscribed to `sessions`.
-        func waitForSessions(_ ids: Set<String>, _ client: ControlClient, deadline: Double = 60) throws {
-            var missing = ids
-            let end = Double(EventLoop.hrtime()) / 1e9 + deadline
-            while !missing.isEmpty {
-                let left = end - Double(EventLoop.hrtime()) / 1e9
-                guard left > 0 else { throw Failed("sessions \(missing.sorted()) never appeared: \(daemon.stderrText)") }
-                let e = try client.nextNotification(timeout: left)
-                if e["params"]?["type"] == "sessions" {
-                    for s in e["params"]?["sessions"]?.arrayValue ?? [] { if let id = s["id"]?.stringValue { missing.remove(id) } }
-                } else if e["params"]?["type"] == "sessionCreated", let id = e["params"]?["session"]?.stringValue {
-                    missing.remove(id)
-                }
-            }
-        }
-
-        /// Waits for one `sessions` event of `type` about `session`.
-        func waitForEvent(_ type: String, session: String, _ client: ControlClient, deadline: Double = 30) throws {
-            let end = Double(EventLoop.hrtime()) / 1e9 + deadline
-            while true {
-                let left = end - Double(EventLoop.hrtime()) / 1e9
-                guard left > 0 else { throw Failed("no \(type) for \(session): \(daemon.stderrText)") }
-                let e = try client.nextNotification(timeout: left)
-                if e["params"]?["type"] == .string(type), e["params"]?["session"] == .string(session) { return }
-            }
-        }
-
-        /// Polls until `commands` are enabled and targeted on `session` (a plugin's set-up
-        /// continues after its session.create).
-        func waitUntilTargeted(_ session: String, _ commands: [String], _ client: ControlClient) throws {
-            let ok = try poll(30) {
-                guard let s = try? client.call("session.get", ["session": .string(session)]) else { return false }
-                let list = s["commands"]?.arrayValue ?? []
-                return commands.allSatisfy { c in
-                    list.contains { $0["command"] == .string(c) && $0["isEnabled"] == true && !($0["targets"]?.arrayValue ?? []).isEmpty }
-                }
-                // (Not audio active: the examples activate right before they play, issue 22.)
-            }
-            #expect(ok, "\(session): \(commands) never became enabled and targeted")
-        }
-    }
-
-    struct Failed: Error, CustomStringConvertible { let description: String; init(_ d: String) { description = d } }
-
-    /// Builds `examples/swift-plugin` once per test run (its own .build is reused across runs)
-    /// and returns the executable's path.
-    static let swiftPlugin: Result<String, Failed> = {
-        let pkg = "'\(examples)/swift-plugin'"
-        guard var build = try? runShell("timeout 1500 swift build --package-path \(pkg) 2>&1", deadline: 1510) else {
-            return .failure(Failed("cannot run swift build"))
-        }
-        if build.status != 0, let again = try? runShell("timeout 1500 swift build --package-path \(pkg) 2>&1", deadline: 1510) {
-            // The reused .build, after source files were added to the package it depends on,
-            // fails once with "cannot find type …" and builds on the next run (seen after merges).
-            build = again
-        }
-        guard build.status == 0 else {
-            return .failure(Failed("swift build of examples/swift-plugin failed: \(build.output.suffix(3000))"))
-        }
-        guard let bin = try? runShell("swift build --package-path \(pkg) --show-bin-path").output
-            .split(separator: "\n").last.map(String.init) else {
-            return .failure(Failed("swift build --show-bin-path printed nothing"))
-        }
-        return .success(bin + "/swift-clock-plugin")
-    }()
+/// and hanging plugins, the in-process built-in, music nobody pauses until a plugin plays
+/// (issue 22 item 7), and `PluginRunner` reconnecting across a daemon restart. No sleeps: waits
+/// are on events (`events.subscribe`) or bounded polls on the harness's loop, each with a
+/// deadline. One at a time: several time the plugins' exits and the command timeout.
+@Suite(.serialized) struct PluginProcessEndToEndTests {
+    typealias Rig = PluginRig
+    typealias Failed = PluginRig.Failed
+    static let examples = PluginRig.examples
 
     // MARK: - issue item 1: the examples, started by the daemon from the plugin directory
 
     @Test func pythonAndSwiftExamplesCreateSessionsAndHandleCommands() throws {
-        let swiftPlugin = try Self.swiftPlugin.get()
+        let swiftPlugin = try PluginRig.swiftPlugin.get()
         let rig = try Rig(config: "command_timeout_ms = 5000") { dir in
             #expect(symlink(Self.examples + "/python-plugin/radio.py", dir + "/radio.py") == 0)
             #expect(symlink(swiftPlugin, dir + "/swift-clock-plugin") == 0)
@@ -385,7 +243,7 @@ import Testing
         // half line is held without blocking anyone, an over-long line is refused with one error.
         var report: JSON = .null
         #expect(try rig.poll(30) {
-            guard let text = readFile(rig.pluginDir + result) else { return false }
+            guard let text = readPluginFile(rig.pluginDir + result) else { return false }
             report = try JSONParser.parse(text)
             return true
         }, "the garbage plugin never reported: \(rig.daemon.stderrText)")
@@ -433,40 +291,123 @@ import Testing
         let row = table.first { $0.hasPrefix("clock-sessions") }
         #expect(row?.split(separator: " ").map(String.init) == ["clock-sessions", "builtin", "running", "-", "-", "-"])
     }
-}
 
-/// Writes `text` to `path` with `mode`.
-func writeFile(_ path: String, _ text: String, mode: mode_t = 0o644) throws {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode)
-    guard fd >= 0 else { throw PluginSupervisionTests.Failed("open \(path): \(String(cString: strerror(errno)))") }
-    defer { close(fd) }
-    let bytes = Array(text.utf8)
-    var off = 0
-    while off < bytes.count {
-        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, bytes.count - off) }
-        guard n > 0 else { throw PluginSupervisionTests.Failed("write \(path)") }
-        off += n
+    // MARK: - issue 22 item 7: nobody's music is paused by a plugin or a reload
+
+    /// Another app plays; the radio plugin and an idle `activate = true` config session arrive
+    /// by reload: the music plays on. The radio's own play interrupts it; the radio dies
+    /// (kill -9): the interruption ends and the music resumes. (Before: the radio activated at
+    /// attach and the config session at reload, each pausing the music, which stayed paused.)
+    @Test func neitherAPluginNorAReloadPausesMusicUntilItsOwnPlaybackStarts() throws {
+        let rig = try Rig()
+        defer { rig.close() }
+        let music = try rig.daemon.client()
+        try music.call("host.hello", ["name": "music"])
+        for (method, params) in [("session.create", ["id": "music", "kind": "main"] as JSON),
+                                 ("audio.configure", ["session": "music", "category": "playback"]),
+                                 ("audio.activate", ["session": "music"]),
+                                 ("command.bindDefaults", ["session": "music"]),
+                                 ("player.load", ["session": "music", "items": [["title": "Song", "duration": 600]]]),
+                                 ("player.play", ["session": "music"])] {
+            try music.call(method, params.objectValue ?? [:])
+        }
+        func musicState() throws -> JSON? { try music.call("info.get", ["session": "music"])["playbackState"] }
+        #expect(try musicState() == "playing")
+
+        let watcher = try rig.daemon.client()
+        try watcher.call("events.subscribe", ["topics": ["sessions"]])
+        #expect(symlink(Self.examples + "/python-plugin/radio.py", rig.pluginDir + "/radio.py") == 0)
+        try writeFile(rig.daemon.directory + "/playerhost.toml", """
+            plugin_dir = "\(rig.pluginDir)"
+            [[session]]
+            id = "idle"
+            kind = "pip"
+            activate = true
+            [[session.item]]
+            title = "Idle"
+            duration = 60
+            """)
+        #expect(try rig.npctl("daemon reload").status == 0)
+        try rig.waitForSessions(["py-radio", "idle"], watcher)
+        try rig.waitUntilTargeted("py-radio", ["play", "pause", "togglePlayPause"], watcher)
+        try rig.waitUntilTargeted("idle", ["play"], watcher)
+        #expect(try musicState() == "playing", "an idle plugin and an idle config session interrupt nobody")
+        #expect(try watcher.call("nowPlaying.get")["session"] == "music")
+        #expect(try watcher.call("session.get", ["session": "idle"])["audio"]?["active"] == false)
+        #expect(try watcher.call("session.get", ["session": "py-radio"])["audio"]?["active"] == false)
+
+        // The radio's own playback starts: now it interrupts the music.
+        #expect(try rig.npctl("play --session py-radio") == (0, ""))
+        #expect(try rig.poll(10) { try musicState() == "interrupted" })
+
+        // The radio dies: its session closes, the interruption ends, the music plays again (and
+        // the restarted radio, idle, pauses nothing).
+        let pid = try #require(try rig.pids(watcher)["radio.py"])
+        #expect(kill(pid, SIGKILL) == 0)
+        try rig.waitForEvent("sessionClosed", session: "py-radio", watcher)
+        #expect(try musicState() == "playing", "a player that was playing when interrupted resumes")
+        try rig.waitForEvent("sessionCreated", session: "py-radio", watcher)
+        try rig.waitUntilTargeted("py-radio", ["play"], watcher)
+        #expect(try musicState() == "playing")
     }
-    fchmod(fd, mode)
-}
 
-/// Whether `pid` is a live process (a zombie waiting to be reaped counts as gone).
-fileprivate func isRunning(_ pid: Int32) -> Bool {
-    guard let stat = readFile("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return false }
-    return !stat[close...].hasPrefix(") Z")
-}
+    // MARK: - PluginRunner across a daemon restart
 
-/// The whole file, or nil if it does not exist.
-fileprivate func readFile(_ path: String) -> String? {
-    let fd = open(path, O_RDONLY)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var out: [UInt8] = []
-    var buf = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, 65536) }
-        if n <= 0 { break }
-        out += buf[0..<n]
+    final class SessionMaker: SessionPlugin {
+        let name = "runner-test"
+        func attach(_ context: PluginContext) {
+            context.send("session.create", ["id": "runner-test", "kind": "main"])
+        }
     }
-    return String(decoding: out, as: UTF8.self)
+
+    /// State shared with the runner's thread.
+    final class Shared: @unchecked Sendable {
+        private let lock = NSLock()
+        private var _stop: PluginRunner.StopHandle?
+        let finished = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        var stop: PluginRunner.StopHandle? {
+            get { lock.withLock { _stop } }
+            set { lock.withLock { _stop = newValue } }
+        }
+    }
+
+    /// Waits (on events, with a deadline) until `session` exists.
+    func waitForSession(_ d: DaemonHarness, _ session: String) throws -> Bool {
+        let c = try d.client()
+        try c.call("events.subscribe", ["topics": ["sessions"]])
+        _ = try c.nextNotification(timeout: 5)  // the current list, sent at once
+        if try c.call("session.list").arrayValue?.contains(where: { $0["id"] == .string(session) }) == true { return true }
+        while true {
+            let n = try c.nextNotification(timeout: 20)
+            if n["params"]?["type"] == "sessionCreated" && n["params"]?["session"] == .string(session) { return true }
+        }
+    }
+
+    @Test func reattachesAfterTheDaemonRestarts() throws {
+        let d = try DaemonHarness()
+        defer { d.close() }
+        #expect(try d.start())
+        let shared = Shared()
+        let path = d.socketPath
+        let thread = Thread {
+            let runner = PluginRunner(plugin: SessionMaker(), socketPath: path)
+            shared.stop = runner.stopHandle
+            shared.started.signal()
+            runner.run()
+            shared.finished.signal()
+        }
+        thread.start()
+        #expect(shared.started.wait(timeout: .now() + 10) == .success)
+        #expect(try waitForSession(d, "runner-test"))
+        // The daemon goes away and comes back on the same socket.
+        #expect(d.stop()?.status == 0)
+        #expect(try d.start())
+        #expect(try waitForSession(d, "runner-test"), "the runner reconnected and the plugin re-created its session")
+        let owner = try d.client().call("session.get", ["session": "runner-test"])["app"]
+        #expect(owner != "host", "the plugin said host.hello again: the session is its app's")
+        shared.stop?.stop()
+        #expect(shared.finished.wait(timeout: .now() + 10) == .success, "stop() from another thread ends run()")
+        #expect(d.stop()?.status == 0)
+    }
 }
