@@ -32,7 +32,7 @@ func writeText(_ text: String, to path: String) throws {
 
 /// A listening Unix socket at `path` made by "another program" (this test process); the caller closes it.
 func listenOnUnixSocket(at path: String) -> Int32 {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     var addr = sockaddr_un()
     addr.sun_family = sa_family_t(AF_UNIX)
     withUnsafeMutableBytes(of: &addr.sun_path) { dst in

@@ -145,7 +145,8 @@ import Testing
     @Test func stdioToAFileDescriptor() throws {
         let loop = try makeLoop()
         var fds: [Int32] = [-1, -1]
-        #expect(pipe(&fds) == 0)
+        // Close-on-exec (a socketpair: Glibc has no pipe2 for Swift): it reaches the child only as its stdout.
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
         let exit = Box<ChildProcess.Exit?>(nil)
         _ = try ChildProcess(
             loop: loop, executable: "/bin/sh", arguments: ["-c", "echo to-fd"],

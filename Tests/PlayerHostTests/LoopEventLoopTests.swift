@@ -116,7 +116,7 @@ import Testing
         weak var weakPoll: FDPoll?
         weak var weakCapture: Tracker?
         var fds: [Int32] = [-1, -1]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
         defer { close(fds[0]); close(fds[1]) }
         do {
             let capture = Tracker()

@@ -6,7 +6,7 @@ import Testing
     @Test func readableFiresAfterThePeerWrites() throws {
         let loop = try makeLoop()
         var fds: [Int32] = [-1, -1]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
         defer { close(fds[0]); close(fds[1]) }
         let poll = try FDPoll(loop: loop, fileDescriptor: fds[0])
         #expect(poll.fileDescriptor == fds[0])
@@ -43,7 +43,7 @@ import Testing
     @Test func writableFiresAtOnceAndStartChangesTheEvents() throws {
         let loop = try makeLoop()
         var fds: [Int32] = [-1, -1]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
         defer { close(fds[0]); close(fds[1]) }
         let poll = try FDPoll(loop: loop, fileDescriptor: fds[0])
         let writable = Box(0)
@@ -81,7 +81,7 @@ import Testing
     @Test func closingThePollLeavesTheDescriptorOpen() throws {
         let loop = try makeLoop()
         var fds: [Int32] = [-1, -1]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
         defer { close(fds[0]); close(fds[1]) }
         let poll = try FDPoll(loop: loop, fileDescriptor: fds[0])
         try poll.start(.readable) { _ in }

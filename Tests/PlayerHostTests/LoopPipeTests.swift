@@ -361,7 +361,7 @@ import Testing
     @Test func openWrapsAnExistingDescriptor() throws {
         let loop = try makeLoop()
         var fds: [Int32] = [-1, -1]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
         let a = try PipeStream(loop: loop)
         let b = try PipeStream(loop: loop)
         try a.open(fileDescriptor: fds[0])
@@ -381,7 +381,7 @@ import Testing
     @Test func unwrittenBytesFollowABigWriteGoingOutPieceByPiece() throws {
         let loop = try makeLoop()
         var fds: [Int32] = [-1, -1]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
         let a = try PipeStream(loop: loop)
         try a.open(fileDescriptor: fds[0])
         a.write(pattern(4 << 20, seed: 3))  // far more than the socket holds: one queued write

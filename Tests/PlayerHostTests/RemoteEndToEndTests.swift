@@ -33,7 +33,10 @@ struct RemoteEndToEndTests {
     static func boundLoopbackSocket() -> (Int32, Int)? {
         for _ in 0..<200 {
             let port = Int.random(in: 20_000..<32_000)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            // Close-on-exec: the tests run in parallel in one process, and a daemon or npctl
+            // another test spawns meanwhile would otherwise inherit this socket and hold the port
+            // for its whole life ("Address already in use" after the test closed it).
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard fd >= 0 else { return nil }
             var a = sockaddr_in()
             a.sin_family = sa_family_t(AF_INET)
