@@ -1,5 +1,4 @@
 import Glibc
-import PlayerHostBase
 import PlayerHostConfig
 
 /// The on-disk artwork cache: `$XDG_CACHE_HOME/playerhost/artwork/` (directory 0700, files 0600),

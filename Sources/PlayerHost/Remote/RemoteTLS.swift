@@ -1,5 +1,4 @@
 import Glibc
-import PlayerHostBase
 import PlayerHostConfig
 import PlayerHostLoop
 
