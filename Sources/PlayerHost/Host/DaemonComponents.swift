@@ -14,7 +14,7 @@ import PlayerHostServer
 enum DaemonComponents {
     /// The lock and the control server: first up (the lock says this daemon is the one), and
     /// its `willStop` is the clients' goodbye.
-    final class Server: HostComponent {
+    final class Server: ConfiguredComponent {
         weak var host: HostDaemon?
         init(_ host: HostDaemon) { self.host = host }
         var name: String { "control server" }
@@ -67,16 +67,12 @@ enum DaemonComponents {
 
         // `stop`: nothing more; the lock is released by `HostDaemon.finish`, once the loop ran dry.
 
-        func apply(_ new: HostConfig, old: HostConfig, changes: inout HostCore.Changes) {
-            host?.server?.apply(new, old: old, changes: &changes)
-        }
-
-        var stats: [String: JSON] { host?.server?.stats ?? [:] }
+        var part: ConfiguredPart? { host?.server }
     }
 
     /// The artwork resolver: its cache, the decoder helper and fetch helpers (started on first
     /// use). None when its cache directory cannot be made (logged; the daemon runs without).
-    final class Artwork: HostComponent {
+    final class Artwork: ConfiguredComponent {
         weak var host: HostDaemon?
         init(_ host: HostDaemon) { self.host = host }
         var name: String { "artwork" }
@@ -99,11 +95,7 @@ enum DaemonComponents {
 
         func stop() { host?.artwork?.close() }
 
-        func apply(_ new: HostConfig, old: HostConfig, changes: inout HostCore.Changes) {
-            host?.artwork?.apply(new, old: old, changes: &changes)
-        }
-
-        var stats: [String: JSON] { host?.artwork?.stats ?? [:] }
+        var part: ConfiguredPart? { host?.artwork }
     }
 
     /// What stops or reloads the daemon from outside: SIGTERM and SIGINT (shut down), SIGHUP
@@ -168,7 +160,7 @@ enum DaemonComponents {
     /// Saved sessions (state.json). Restored at start, before the plugins set up theirs; the
     /// exact positions are written in `willStop`, so before the clients' goodbye and the
     /// plugins' end (the server's `willStop` comes later: it started earlier).
-    final class State: HostComponent {
+    final class State: ConfiguredComponent {
         weak var host: HostDaemon?
         init(_ host: HostDaemon) { self.host = host }
         var name: String { "state" }
@@ -180,15 +172,11 @@ enum DaemonComponents {
 
         func willStop() { host?.state?.stop() }
 
-        func apply(_ new: HostConfig, old: HostConfig, changes: inout HostCore.Changes) {
-            host?.state?.apply(new, old: old, changes: &changes)
-        }
-
-        var stats: [String: JSON] { host?.state?.stats ?? [:] }
+        var part: ConfiguredPart? { host?.state }
     }
 
     /// The MPRIS2 export of the Now Playing session (see `MPRISBridge`).
-    final class MPRIS: HostComponent {
+    final class MPRIS: ConfiguredComponent {
         weak var host: HostDaemon?
         init(_ host: HostDaemon) { self.host = host }
         var name: String { "mpris" }
@@ -218,11 +206,7 @@ enum DaemonComponents {
 
         func stop() { host?.mpris?.close() }
 
-        func apply(_ new: HostConfig, old: HostConfig, changes: inout HostCore.Changes) {
-            host?.mpris?.apply(new, old: old, changes: &changes)
-        }
-
-        var stats: [String: JSON] { host?.mpris?.stats ?? [:] }
+        var part: ConfiguredPart? { host?.mpris }
     }
 
     /// The plugins: the compiled-in ones (the web remote among them), run to the end of their
@@ -239,10 +223,10 @@ enum DaemonComponents {
             guard let host else { return }
             // The web remote (issue 25): a built-in client of the host, always there (off
             // without `[remote] listen`), so `npctl remote enable` needs no restart.
+            // Its state beside the state file's: the daemon's one state directory, read from the
+            // host's environment (an in-process host's own, not the user's).
             let options = host.options
-            let dir = StateStore.defaultDirectory(explicit: options.stateDirectory ?? options.config.stateDirectory,
-                                                  environment: SocketLocation.currentEnvironment())
-            host.plugins.append(RemoteService(config: options.config.remote ?? RemoteConfig(), stateDirectory: dir, configPath: options.configPath ?? HostConfig.defaultPath(environment: options.effectiveEnvironment), logger: host.logger))
+            host.plugins.append(RemoteService(config: options.config.remote ?? RemoteConfig(), stateDirectory: host.stateDirectory, configPath: options.configPath ?? HostConfig.defaultPath(environment: options.effectiveEnvironment), logger: host.logger))
             for plugin in host.plugins { host.inProcess.attach(plugin, server: host.server, loop: host.loop) }
             for (name, error) in host.inProcess.failures { host.logger.error("plugin \(name) failed: \(error)") }
             // Built-ins set up the host's own sessions: let them finish before saying ready.

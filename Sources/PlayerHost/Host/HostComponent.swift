@@ -31,6 +31,20 @@ extension HostComponent {
     var stats: [String: JSON] { [:] }
 }
 
+/// A component whose keys and stats are its part's (the server, artwork, state, MPRIS): `apply`
+/// and `stats` go to `part`, once it is made.
+protocol ConfiguredComponent: HostComponent {
+    var part: ConfiguredPart? { get }
+}
+
+extension ConfiguredComponent {
+    func apply(_ new: HostConfig, old: HostConfig, changes: inout HostCore.Changes) {
+        part?.apply(new, old: old, changes: &changes)
+    }
+
+    var stats: [String: JSON] { part?.stats ?? [:] }
+}
+
 /// What a part takes from the configuration — when it starts (`HostDaemon.applyAtStart`) and on
 /// every reload, through the same `apply` — and reports in `host.stats`: the control server,
 /// the artwork resolver, the state store, the MPRIS export. Their components forward to it.

@@ -149,6 +149,14 @@ public final class HostDaemon {
         return l
     }
 
+    /// Where the state file, the web remote's devices and its certificate live: `--state-dir`,
+    /// else the config's `state_dir`, else `$XDG_STATE_HOME/playerhost` of the host's environment
+    /// (an in-process host's own, never the user's).
+    var stateDirectory: String {
+        StateStore.defaultDirectory(explicit: options.stateDirectory ?? core.config.stateDirectory,
+                                    environment: options.effectiveEnvironment)
+    }
+
     /// A part starting takes its keys as a reload would, from the empty configuration: start
     /// is "apply the config to an empty host", for the parts as for the core.
     func applyAtStart(_ part: ConfiguredPart) {

@@ -319,9 +319,7 @@ public final class StateStore {
     /// Opens the host's store: restores what the file kept (config sessions only while the
     /// config still lists them), then writes after every published change.
     static func attach(to host: HostDaemon) {
-        let env = host.options.effectiveEnvironment
-        let dir = defaultDirectory(explicit: host.options.stateDirectory ?? host.core.config.stateDirectory, environment: env)
-        let store = StateStore(loop: host.loop, directory: dir, logger: host.logger)
+        let store = StateStore(loop: host.loop, directory: host.stateDirectory, logger: host.logger)
         host.applyAtStart(store)
         host.state = store
         let configIDs = { [weak host] in host?.reloader?.configSessionIDs ?? [] }
