@@ -34,6 +34,19 @@ import Testing
         #expect(paused.position(savedAt: 1004.5) == 20)
     }
 
+    /// Times from the file outside the host's bounds are none: the item's start, no extrapolation.
+    @Test func absurdTimesInTheFileAreNone() {
+        let j: JSON = ["session": "m", "urls": ["/a.ogg"], "elapsed": 1e300, "rate": 1e300, "at": -1e300, "duration": -3]
+        let s = MPVSavedSession(json: j)
+        #expect(s?.elapsed == 0 && s?.rate == 0 && s?.at == -1e300 && s?.duration == nil)
+        #expect(s?.position(savedAt: 2e9) == 0)
+        var far = sample()
+        far.elapsed = 5e8
+        far.rate = 100
+        far.duration = nil
+        #expect(far.position(savedAt: 1e12) == Microseconds.maxSeconds, "extrapolation stays within the host's bounds")
+    }
+
     @Test func whatCannotBeReopenedIsSkipped() {
         let state: JSON = ["version": 1, "sessions": [
             ["urls": ["/a.ogg"]],                      // no session id

@@ -221,6 +221,23 @@ import Testing
         #expect(Self.sends(landed).dropFirst().allSatisfy { $0.first == "get_property" })
     }
 
+    /// mpv's own numbers never trap the daemon: a `playlist-pos` of Int64.max during a restore
+    /// (it is logged as `pos + 1`) and a restore position beyond any time (logged in seconds).
+    @Test func absurdNumbersFromMpvOrTheStateFileAreLoggedNotTrapped() {
+        var huge = Self.restore
+        huge.position = 1e300
+        var d = Driven()
+        d.feed(.reopen(huge, shuffle: "off")); d.feed(.spawned); d.feed(.connected); d.feed(.event("idle", [:]))
+        d.feed(.event("playback-restart", [:]))
+        let wrong = d.feed(.reply(d.gets["playlist-pos"] ?? -1, .success(.int(Int64.max))))
+        #expect(Self.sends(wrong) == [["playlist-play-index", 1]] && wrong.contains(where: Self.isLog))
+        d.feed(.event("playback-restart", [:]))
+        d.feed(.reply(d.gets["playlist-pos"] ?? -1, .success(1)))
+        let landed = d.feed(.event("playback-restart", [:]))
+        #expect(d.m.restore == nil && landed.contains(where: Self.isLog))
+        #expect(M.wholeSeconds(.nan) == 0 && M.wholeSeconds(-5) == 0 && M.wholeSeconds(1e300) == 1_000_000_000)
+    }
+
     @Test func aRestoreGivesUpReselectingAfterThreeTries() {
         var d = Driven()
         d.feed(.reopen(Self.restore, shuffle: "off")); d.feed(.spawned); d.feed(.connected); d.feed(.event("idle", [:]))

@@ -57,6 +57,16 @@ import Testing
         #expect(store.revoke(name: "phone") == nil)
     }
 
+    /// A `lastUsedAt` from the file that `now - before` would overflow on marks a use, no trap.
+    @Test func anAbsurdLastUseInTheFileIsAUseNotATrap() {
+        let hash = String(repeating: "b", count: 64)
+        var store = DeviceStore(json: ["devices": [["name": "tab", "tokenSHA256": .string(hash), "pairedAt": 1,
+                                                     "lastUsedAt": .int(Int64.min)]]])
+        let first = store.used(tokenHash: hash, at: 1_800_000_000)
+        let soonAfter = store.used(tokenHash: hash, at: 1_800_000_010)
+        #expect(first && !soonAfter)
+    }
+
     @Test(arguments: ["/static/../remote-devices.json", "/static/..", "/static/.hidden", "/static/a/b", "//etc/passwd",
                       "/static/%2e%2e%2fx", "/static/", "/../static/app.js", "/art/../../x", "/art/ABC", "/pair/a-b"])
     func noPathReachesOutsideThePage(path: String) {

@@ -69,7 +69,9 @@ public struct DeviceStore: Sendable, Equatable {
         guard let i = devices.firstIndex(where: { $0.tokenHash == hash }) else { return false }
         let before = devices[i].lastUsedAt ?? 0
         devices[i].lastUsedAt = now
-        return now - before >= 60
+        // `before` came from the file: saturating, so no value there can trap the daemon.
+        let (since, overflow) = now.subtractingReportingOverflow(before)
+        return overflow || since >= 60
     }
 
     /// The file's content.

@@ -40,7 +40,7 @@ struct MPVSavedSession: Equatable {
         var e = elapsed
         if rate > 0, let savedAt, savedAt > at { e += rate * (savedAt - at) }
         if let d = duration, d > 0 { e = min(e, d) }
-        return max(0, e)
+        return e.isFinite ? min(max(0, e), Microseconds.maxSeconds) : 0
     }
 
     var json: JSON {
@@ -66,10 +66,11 @@ struct MPVSavedSession: Equatable {
         self.session = session
         self.urls = urls
         index = min(max(j["index"]?.intValue ?? 0, 0), urls.count - 1)
-        elapsed = max(0, j["elapsed"]?.doubleValue ?? 0)
-        rate = j["rate"]?.doubleValue ?? 0
-        at = j["at"]?.doubleValue ?? 0
-        duration = j["duration"]?.doubleValue
+        // Times from a file: a value out of the host's bounds is none (the start of the item).
+        elapsed = j["elapsed"]?.doubleValue.flatMap { Microseconds.isInBounds($0) ? max(0, $0) : nil } ?? 0
+        rate = j["rate"]?.doubleValue.flatMap { $0.isFinite && $0.magnitude <= 100 ? $0 : nil } ?? 0
+        at = j["at"]?.doubleValue.flatMap { $0.isFinite ? $0 : nil } ?? 0
+        duration = j["duration"]?.doubleValue.flatMap { Microseconds.isInBounds($0) && $0 > 0 ? $0 : nil }
         loopFile = j["loopFile"]?.boolValue ?? false
         loopPlaylist = j["loopPlaylist"]?.boolValue ?? false
         shuffle = j["shuffle"]?.stringValue ?? "off"

@@ -104,7 +104,7 @@ extension MPVSessionMachine {
     mutating func restorePosition(_ result: Result<JSON, MPVError>) {
         guard case .loading(let reselected)? = restoreStage, let r = restore, link == .up else { return }
         let want = min(r.index, r.urls.count - 1)
-        let pos = (try? result.get())?.intValue ?? -1
+        let pos = Self.bounded((try? result.get())?.intValue, -1)  // mpv's number: never trusted in arithmetic
         if pos != want && reselected < 3 {
             phase = .running(restore: .loading(reselected: reselected + 1))
             emit(.log("mpv for session \(session) started entry \(pos + 1), not \(want + 1); selecting it again"))
@@ -121,12 +121,17 @@ extension MPVSessionMachine {
         }
     }
 
+    /// A position for a log line: whole seconds, whatever mpv or a state file said (never a trap).
+    static func wholeSeconds(_ seconds: Double) -> Int {
+        seconds.isFinite ? Int(min(max(seconds, 0), Microseconds.maxSeconds)) : 0
+    }
+
     mutating func finishRestore() {
         guard let r = restore else { return }
         restore = nil
         if isRunning { phase = .running(restore: nil) }
         if !r.paused, link == .up { send(["set_property", "pause", false]) }
-        emit(.log("mpv for session \(session) restored: item \(r.index + 1) of \(r.urls.count) at \(Int(r.position)) s"))
+        emit(.log("mpv for session \(session) restored: item \(r.index + 1) of \(r.urls.count) at \(Self.wholeSeconds(r.position)) s"))
         scheduleSync()
     }
 }

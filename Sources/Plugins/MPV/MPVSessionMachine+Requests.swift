@@ -114,7 +114,7 @@ extension MPVSessionMachine {
     }
 
     /// mpv's numbers, bounded before any arithmetic on them (a playlist is far smaller).
-    private static func bounded(_ v: Int?, _ fallback: Int) -> Int { min(max(v ?? fallback, -1), Int(Int32.max)) }
+    static func bounded(_ v: Int?, _ fallback: Int) -> Int { min(max(v ?? fallback, -1), Int(Int32.max)) }
 
     private mutating func editPosition(_ id: Int, _ result: Result<JSON, MPVError>, live: Bool) {
         guard let e = edits.removeValue(forKey: id) else { return }
