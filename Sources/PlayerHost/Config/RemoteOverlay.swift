@@ -115,8 +115,7 @@ public struct RemoteOverlay: Sendable, Equatable {
         guard fstat(dfd, &st) == 0 else { return "cannot stat \(dir): \(Self.reason(errno))" }
         guard st.st_uid == geteuid() else { return "refusing to write in \(dir): it belongs to another user" }
         guard st.st_mode & 0o022 == 0 else { return "refusing to write in \(dir): others can write to it (chmod go-w)" }
-        guard let random = Self.randomSuffix() else { return "the kernel gave no random bytes" }
-        let tmp = ".\(Self.fileName).\(getpid()).\(random)"
+        let tmp = ".\(Self.fileName).\(getpid()).\(Self.randomSuffix())"
         let fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return "cannot write in \(dir): \(Self.reason(errno))" }
         let bytes = Array(text.utf8)
@@ -147,7 +146,7 @@ public struct RemoteOverlay: Sendable, Equatable {
     static func reason(_ e: Int32) -> String { String(cString: strerror(e)) }
 
     /// Random hex digits (the system generator): concurrent writers never share a temporary name.
-    static func randomSuffix() -> String? {
+    static func randomSuffix() -> String {
         String(UInt64.random(in: 0...UInt64.max), radix: 16)
     }
 }

@@ -102,11 +102,6 @@ public final class Publisher: NowPlayingReading {
         run(.events([]))
     }
 
-    /// What `sink`'s slot gate published last: `.none` before its first send.
-    public func published(slotOf sink: SlotSink) -> NowPlayingSnapshot?? {
-        slots.first { $0.sink === sink }?.gate.published
-    }
-
     // MARK: - Publishing
 
     /// Publishes what one model operation produced.

@@ -237,7 +237,7 @@ public final class RPCConnection {
     /// Sends a request to the client; `completion` runs exactly once: with the client's response
     /// (its error object as an `RPCError`), with `timeout` (1080) when `timeoutMilliseconds` pass
     /// first (nil: no deadline of its own), with `shuttingDown` (1070) when the connection goes
-    /// (`failAllOutgoing`), or with what `failOutgoing` gives. A response that comes after any of
+    /// (`failAllOutgoing`). A response that comes after any of
     /// these is dropped. Returns the request id (0 on a closed connection: it fails on the next
     /// turn).
     @discardableResult
@@ -264,12 +264,6 @@ public final class RPCConnection {
         RPCEncoder.request(method: method, params: params, id: rid, into: &output)
         requestFlush()
         return rid
-    }
-
-    /// Ends an outgoing request without a response: its completion runs with `error`, and a late
-    /// response is dropped. Unknown or settled ids are ignored.
-    public func failOutgoing(id rid: Int64, _ error: RPCError) {
-        outgoing.complete(rid, with: .failure(error))
     }
 
     /// Fails every outgoing request with `shuttingDown` and `reason` (the client went away), in

@@ -72,9 +72,6 @@ public struct PairingCodes: Sendable {
         return .wrong
     }
 
-    /// Codes not yet used or expired.
-    public func outstanding(now: UInt64) -> Int { pending.filter { $0.expiresAt > now }.count }
-
     /// Compares without stopping at the first difference (no timing hint at the prefix).
     static func equalInConstantTime(_ a: String, _ b: String) -> Bool {
         let x = Array(a.utf8), y = Array(b.utf8)
