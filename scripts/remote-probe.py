@@ -117,6 +117,19 @@ async def main():
             pass
         time.sleep(0.02)
     check("token hashed at rest", token not in stored and token_hash(token) in stored)
+    # A burst of pairings, each a write of the devices file off the loop: one write at a time,
+    # the last with every device (two at once shared a temporary file).
+    burst = [pair(f"burst{i}")[2] for i in range(8)]
+    stored, deadline = "", time.monotonic() + 5
+    while not all(t and token_hash(t) in stored for t in burst) and time.monotonic() < deadline:
+        try:
+            with open(os.path.join(state_dir, "remote-devices.json")) as f:
+                stored = f.read()
+        except FileNotFoundError:
+            pass
+        time.sleep(0.02)
+    check("a burst of pairings all reach the devices file", all(t and token_hash(t) in stored for t in burst),
+          f"{sum(1 for t in burst if t and token_hash(t) in stored)} of {len(burst)}")
     check("paired page 200", get("/", token)[0] == 200)
     check("a made-up token 401", get("/", "0" * 64)[0] == 401)
 

@@ -216,7 +216,7 @@ import Testing
         }
         var bytes: [UInt8] = []
         let render = median { bytes = StateFile.render(big, savedAt: 0) }
-        let write = median { _ = StateStore.writeAtomically(bytes, directory: dir, name: "state.json") }
+        let write = median { _ = AtomicFile.write(bytes, directory: dir, name: "state.json") }
         print("state write: capture of 200 sessions \(capture) ms; at 1000 sessions (\(bytes.count) bytes) render \(render) ms, atomic write (fsync ×2) \(write) ms")
     }
 }

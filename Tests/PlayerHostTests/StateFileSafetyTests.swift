@@ -53,7 +53,7 @@ import Testing
         let victim = dir + "/victim"
         try put(Array("precious\n".utf8), at: victim)
         #expect(symlink(victim, dir + "/state.json.tmp") == 0)
-        #expect(StateStore.writeAtomically(Array("{}\n".utf8), directory: dir, name: "state.json") == nil)
+        #expect(AtomicFile.write(Array("{}\n".utf8), directory: dir, name: "state.json") == nil)
         #expect(contents(victim) == "precious\n", "the link's target was overwritten")
         #expect(contents(dir + "/state.json") == "{}\n")
         var st = stat()

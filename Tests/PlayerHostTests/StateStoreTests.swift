@@ -152,7 +152,7 @@ import Testing
         for i in 0..<3000 { chunks.append(Array("\(i),".utf8)) }
         chunks.append([UInt8](repeating: UInt8(ascii: "m"), count: (1 << 20) - 1))
         chunks.append(Array("tail".utf8))
-        #expect(StateStore.writeAtomically(chunks, directory: dir, name: "f") == nil)
+        #expect(AtomicFile.write(chunks, directory: dir, name: "f") == nil)
         guard case .success(let bytes) = StateStore.readFile(dir + "/f") else {
             Issue.record("no file")
             return

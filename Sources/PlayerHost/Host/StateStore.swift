@@ -351,11 +351,6 @@ public final class StateStore {
         return ((Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9) * 1000).rounded() / 1000
     }
 
-    /// Creates `directory` (and its parents) with mode 0700 when missing.
-    static func makeDirectory(_ directory: String) -> Int32? {
-        Directories.make(directory)
-    }
-
     /// How a write ended.
     enum WriteOutcome: Sendable, Equatable {
         case written
@@ -365,93 +360,17 @@ public final class StateStore {
     }
 
     /// One write of the state file, on the writing thread: the directory checked (created 0700
-    /// when missing), the size checked against `maxBytes`, then `writeAtomically`.
+    /// when missing), the size checked against `maxBytes`, then `AtomicFile.write`.
     static func writeChecked(_ pieces: StateFilePieces, directory: String, maxBytes: Int) -> WriteOutcome {
-        if let e = makeDirectory(directory) { return .failed("mkdir \(directory): \(String(cString: strerror(e)))") }
+        if let e = Directories.make(directory) { return .failed("mkdir \(directory): \(String(cString: strerror(e)))") }
         if let problem = StateDirectory.check(directory) { return .unsafeDirectory(problem) }
         let size = pieces.byteCount
         guard size <= maxBytes else {
             // A file the next start would refuse to read is not written: the previous one stays.
             return .failed("the file would be \(BoundedFileError.mebibytes(size)), over max_state_file_mb (\(BoundedFileError.mebibytes(maxBytes)))")
         }
-        if let why = writeAtomically(pieces.chunks, directory: directory, name: "state.json") { return .failed(why) }
+        if let why = AtomicFile.write(pieces.chunks, directory: directory, name: "state.json") { return .failed(why) }
         return .written
-    }
-
-    /// temp file (0600) → write → fsync → rename over `name` → fsync of the directory.
-    /// Returns why it failed, or nil.
-    static func writeAtomically(_ bytes: [UInt8], directory: String, name: String) -> String? {
-        writeAtomically(CollectionOfOne(bytes), directory: directory, name: name)
-    }
-
-    /// The same for a file given as byte strings in order (`StateFilePieces.chunks`), joined
-    /// here through a 1 MiB buffer: on the writing thread, in a few large `write`s.
-    static func writeAtomically(_ chunks: some Sequence<[UInt8]>, directory: String, name: String) -> String? {
-        if let e = makeDirectory(directory) { return ("mkdir \(directory): \(String(cString: strerror(e)))") }
-        let final = directory + "/" + name
-        let temp = final + ".tmp"
-        // Never through a link planted at the temp path: remove whatever is there (unlink takes
-        // a link itself, not its target), then create a new file, failing if anything got there
-        // meanwhile (O_EXCL does not follow a link either).
-        unlink(temp)
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return ("open \(temp): \(String(cString: strerror(errno)))") }
-        if let e = writeJoined(fd, chunks) {
-            close(fd)
-            unlink(temp)
-            return ("write \(temp): \(String(cString: strerror(e)))")
-        }
-        if fsync(fd) != 0 {
-            let e = errno
-            close(fd)
-            unlink(temp)
-            return ("fsync \(temp): \(String(cString: strerror(e)))")
-        }
-        close(fd)
-        guard rename(temp, final) == 0 else {
-            let e = errno
-            unlink(temp)
-            return ("rename to \(final): \(String(cString: strerror(e)))")
-        }
-        let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dfd >= 0 {
-            fsync(dfd)
-            close(dfd)
-        }
-        return nil
-    }
-
-    /// Writes `chunks` to `fd` in order, gathering small ones in a buffer; errno on failure.
-    static func writeJoined(_ fd: Int32, _ chunks: some Sequence<[UInt8]>) -> Int32? {
-        let capacity = 1 << 20
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(capacity)
-        for chunk in chunks {
-            if buffer.count + chunk.count > capacity {
-                if let e = writeAll(fd, buffer) { return e }
-                buffer.removeAll(keepingCapacity: true)
-            }
-            if chunk.count >= capacity {
-                if let e = writeAll(fd, chunk) { return e }
-            } else {
-                buffer += chunk
-            }
-        }
-        return writeAll(fd, buffer)
-    }
-
-    /// One `write` loop (EINTR and short writes); errno on failure.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
-        var off = 0
-        while off < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, bytes.count - off) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            off += n
-        }
-        return nil
     }
 
     /// The state file's bytes: never through a symbolic link, regular files only, at most

@@ -1,4 +1,5 @@
 import Glibc
+import PlayerHostConfig
 import PlayerHostLoop
 
 /// The remote's blocking file work, always run on libuv's thread pool (`WorkerJob`), never on the
@@ -11,29 +12,10 @@ public enum RemoteFiles {
     /// The largest cover served.
     public static let maxArtworkBytes = 16 << 20
 
-    /// A result carried from a worker thread to the loop (written before libuv's completion
-    /// hand-off, read after it, which orders the two).
-    final class Box<T>: @unchecked Sendable {
-        var value: T?
-    }
-
-    /// Reads `path`: a regular file, not a link, at most `limit` bytes.
+    /// Reads `path`: a regular file, not a link, at most `limit` bytes (`BoundedFile`: a FIFO
+    /// put there cannot hold a pool thread).
     public static func read(_ path: String, limit: Int) -> Result<[UInt8], RemoteFileError> {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(RemoteFileError(message: "\(path): \(String(cString: strerror(errno)))")) }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return .failure(RemoteFileError(message: "\(path): not a regular file")) }
-        guard st.st_size <= limit else { return .failure(RemoteFileError(message: "\(path): larger than \(limit) bytes")) }
-        var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
-        var got = 0
-        while got < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + got, $0.count - got) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            got += n
-        }
-        return .success(Array(bytes.prefix(got)))
+        BoundedFile.read(path, maxBytes: limit, links: .refuse).mapError { RemoteFileError(message: "\($0)") }
     }
 
     /// Every file of the page directory whose name `RemoteRoute.isFileName` accepts.
@@ -59,28 +41,6 @@ public enum RemoteFiles {
         return .success(files)
     }
 
-    /// Writes `bytes` to `path` whole or not at all (a temporary file, fsync, rename), mode 0600.
-    public static func writeAtomically(_ bytes: [UInt8], to path: String) -> String? {
-        let tmp = path + ".tmp"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return "\(tmp): \(String(cString: strerror(errno)))" }
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                close(fd)
-                unlink(tmp)
-                return "\(tmp): \(String(cString: strerror(errno)))"
-            }
-            done += n
-        }
-        fsync(fd)
-        close(fd)
-        guard rename(tmp, path) == 0 else { return "\(path): \(String(cString: strerror(errno)))" }
-        return nil
-    }
-
     /// The errno binding a TCP socket to `address:port` gives now (nil: it binds), with
     /// `SO_REUSEADDR` as lws sets it. Port 0 (the kernel's pick) always binds. Non-blocking.
     public static func bindError(address: String, port: Int) -> Int32? {
@@ -100,21 +60,15 @@ public enum RemoteFiles {
         return bound == 0 ? nil : errno
     }
 
-    /// Runs `work` on the thread pool and gives its value to `done` on the loop.
-    static func offLoop<T>(_ loop: EventLoop, _ work: @escaping @Sendable () -> T, done: @escaping (T?) -> Void) {
-        let box = Box<T>()
+    /// Runs `work` on the thread pool and gives its value to `done` on the loop (nil if the pool
+    /// did not run it).
+    static func offLoop<T: Sendable>(_ loop: EventLoop, _ work: @escaping @Sendable () -> T, done: @escaping (T?) -> Void) {
         do {
-            try WorkerJob.queue(on: loop, work: {
-                box.value = work()
-                return nil
-            }, done: { _ in done(box.value) })
+            try WorkerJob.queue(on: loop, compute: work, done: done)
         } catch {
             done(nil)
         }
     }
-
-    /// Random bytes from the kernel (nil if it gave fewer: never a predictable token).
-    public static func random(_ count: Int) -> [UInt8]? { WebServer.random(count) }
 }
 
 /// Why a file could not be read.

@@ -50,7 +50,7 @@ extension RemoteService {
         if let name, name.utf8.count > DeviceStore.maxNameBytes {
             return .failure(RPCError(.invalidArgument, "a device name is at most \(DeviceStore.maxNameBytes) bytes"))
         }
-        guard let random = RemoteFiles.random(PairingCodes.length) else {
+        guard let random = WebServer.random(PairingCodes.length) else {
             return .failure(RPCError(.internalError, "the kernel gave no random bytes"))
         }
         let code = codes.issue(deviceName: name ?? "device", now: context.loop.nowMilliseconds, random: random)

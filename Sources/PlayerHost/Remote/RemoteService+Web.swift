@@ -117,7 +117,7 @@ extension RemoteService {
             logger.info("remote: a wrong or used pairing code from \(peer)")
             return respond(c, 403, text: "this pairing code is wrong, used or expired: run `npctl remote pair` again")
         case .paired(let wanted):
-            guard let random = RemoteFiles.random(32) else { return respond(c, 500, text: "no random bytes") }
+            guard let random = WebServer.random(32) else { return respond(c, 500, text: "no random bytes") }
             let token = remoteHex(random)
             guard let digest = WebServer.sha256(Array(token.utf8)) else { return respond(c, 500, text: "no SHA-256 (libcrypto)") }
             let name = devices.freeName(wanted)

@@ -29,6 +29,9 @@ public final class RemoteService: SessionPlugin {
     var connections: [WebServer.WebConnection: RemoteConnection] = [:]
     var state = RemoteState(nowPlaying: nil, sessions: nil)
     var refreshing = false
+    /// A devices write is on the pool / another is due after it.
+    var savingDevices = false
+    var saveDevicesAgain = false
     var refreshAgain = false
     /// The last thing that went wrong (`remote.status`, `npctl doctor`).
     var lastError: String?
@@ -66,7 +69,8 @@ public final class RemoteService: SessionPlugin {
         codes = PairingCodes(validSeconds: config.pairingCodeSeconds ?? 120)
     }
 
-    var devicesPath: String { stateDirectory + "/remote-devices.json" }
+    static let devicesFile = "remote-devices.json"
+    var devicesPath: String { stateDirectory + "/" + Self.devicesFile }
     var isTLS: Bool { config.usesTLS }
     /// The certificate and key served (the user's, or the self-signed pair), and its fingerprint.
     var tls: (certificate: String, key: String)?
@@ -299,15 +303,23 @@ public final class RemoteService: SessionPlugin {
         server?.kill(c)
     }
 
+    /// Writes the devices file off the loop: one write at a time (two on the pool would share
+    /// the temporary file), and a change during one writes again after it, the newest list.
     func saveDevices() {
         guard let context else { return }
+        guard !savingDevices else {
+            saveDevicesAgain = true
+            return
+        }
+        savingDevices = true
+        saveDevicesAgain = false
         let bytes = devices.json.serialized()
-        let path = devicesPath, dir = stateDirectory
-        RemoteFiles.offLoop(context.loop, { () -> String? in
-            _ = Directories.make(dir)  // a failure shows as the write's
-            return RemoteFiles.writeAtomically(bytes, to: path)
-        }) { [weak self] error in
-            if let error = error ?? nil { self?.fail("saving the devices: \(error)") }
+        let dir = stateDirectory
+        RemoteFiles.offLoop(context.loop, { AtomicFile.write(bytes, directory: dir, name: Self.devicesFile) }) { [weak self] error in
+            guard let self else { return }
+            self.savingDevices = false
+            if let error = error ?? nil { self.fail("saving the devices: \(error)") }
+            if self.saveDevicesAgain { self.saveDevices() }
         }
     }
 }
