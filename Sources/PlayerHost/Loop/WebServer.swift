@@ -101,9 +101,19 @@ public final class WebServer {
         self.loop = loop
     }
 
+    /// Servers whose lws context was made but never bound (the port was taken between the
+    /// check below and lws' bind): destroying such a context crashes lws, so it is kept for the
+    /// process's life (it holds no socket).
+    nonisolated(unsafe) private static var unbound: [WebServer] = []
+
     /// Listens; throws with why it cannot (address in use, lws' libuv library missing).
     public func start(_ options: Options) throws(LoopError) {
         guard server == nil, !isClosing else { return }
+        // lws makes its context even when the bind fails, and destroying such a context crashes
+        // it: a port someone else holds is found out before lws is asked.
+        if let e = Self.bindError(address: options.address, port: options.port) {
+            throw LoopError(code: -e, operation: "bind")
+        }
         let me = Unmanaged.passRetained(self)
         callbacks.user = me.toOpaque()
         callbacks.accept = { user, peer in
@@ -142,8 +152,33 @@ public final class WebServer {
             me.release()
             throw LoopError(code: Int32(UV_EINVAL.rawValue), operation: String(cBuffer: error))
         }
+        // Taken between the check and lws' bind: lws has no port then. The context is kept,
+        // never destroyed (see `unbound`), and this server is not started.
+        guard ph_ws_port(made) > 0 else {
+            Self.unbound.append(self)
+            throw LoopError(code: Int32(UV_EADDRINUSE.rawValue), operation: "bind")
+        }
         server = made
         port = Int(ph_ws_port(made))
+    }
+
+    /// The errno binding a TCP socket to `address:port` gives now (nil: it binds), with
+    /// `SO_REUSEADDR` as lws sets it. Port 0 (the kernel's pick) always binds. Non-blocking.
+    public static func bindError(address: String, port: Int) -> Int32? {
+        guard port != 0 else { return nil }
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return errno }
+        defer { Glibc.close(fd) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_port = UInt16(truncatingIfNeeded: port).bigEndian
+        guard inet_pton(AF_INET, address, &a.sin_addr) == 1 else { return EINVAL }
+        let bound = withUnsafePointer(to: &a) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return bound == 0 ? nil : errno
     }
 
     private static func me(_ user: UnsafeMutableRawPointer?) -> WebServer {

@@ -41,25 +41,6 @@ public enum RemoteFiles {
         return .success(files)
     }
 
-    /// The errno binding a TCP socket to `address:port` gives now (nil: it binds), with
-    /// `SO_REUSEADDR` as lws sets it. Port 0 (the kernel's pick) always binds. Non-blocking.
-    public static func bindError(address: String, port: Int) -> Int32? {
-        guard port != 0 else { return nil }
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return errno }
-        defer { close(fd) }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_port = UInt16(truncatingIfNeeded: port).bigEndian
-        guard inet_pton(AF_INET, address, &a.sin_addr) == 1 else { return EINVAL }
-        let bound = withUnsafePointer(to: &a) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        return bound == 0 ? nil : errno
-    }
-
     /// Runs `work` on the thread pool and gives its value to `done` on the loop (nil if the pool
     /// did not run it).
     static func offLoop<T: Sendable>(_ loop: EventLoop, _ work: @escaping @Sendable () -> T, done: @escaping (T?) -> Void) {

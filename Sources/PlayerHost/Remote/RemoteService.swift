@@ -53,9 +53,6 @@ public final class RemoteService: SessionPlugin {
     /// `remote.enable` / `remote.disable` calls, one write and reload at a time.
     var switches: [(overlay: RemoteOverlay, reply: (Result<JSON, RPCError>) -> Void)] = []
     var isSwitching = false
-    /// Servers whose bind failed inside lws: destroying their context crashes lws, so they are
-    /// kept (a race between `bindError`'s check and lws' bind; each holds no socket).
-    nonisolated(unsafe) static var unboundServers: [WebServer] = []
     /// Subscribed to the host's events: from the first load on (off, the host sends nothing).
     var isSubscribed = false
     /// Replies a page may have waiting before it counts as a slow reader.
@@ -194,24 +191,14 @@ public final class RemoteService: SessionPlugin {
 
     private func listen(loop: EventLoop) {
         guard let (address, port) = config.endpoint else { return fail("remote.listen is not ADDRESS:PORT") }
-        // lws makes its context even when the bind fails, and destroying such a context
-        // crashes it: a port someone else holds is found out before lws is asked.
-        if let e = RemoteFiles.bindError(address: address, port: port) {
-            return fail("cannot listen on \(address):\(port): \(String(cString: strerror(e)))")
-        }
         let s = WebServer(loop: loop)
         wire(s)
         do {
             try s.start(WebServer.Options(address: address, port: port, headerTimeoutSeconds: config.headerTimeoutSeconds ?? 10,
                                           certificatePath: tls?.certificate, keyPath: tls?.key))
         } catch {
-            return fail("cannot listen on \(address):\(port): \(error.operation)")
-        }
-        // Taken between the check and lws' bind: lws has no port then. Its context is kept,
-        // never destroyed (that crashes lws), and saying "listening" would be a lie.
-        guard s.port > 0 else {
-            Self.unboundServers.append(s)
-            return fail("cannot listen on \(address):\(port): the address is in use or not this machine's")
+            // A bind refused: the system's reason ("address already in use"); else lws' own text.
+            return fail("cannot listen on \(address):\(port): \(error.operation == "bind" ? error.message : error.operation)")
         }
         server = s
         logger.info("remote: listening on \(baseURL)")
