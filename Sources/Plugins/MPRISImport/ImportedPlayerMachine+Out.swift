@@ -37,14 +37,19 @@ extension ImportedPlayerMachine {
                                              "supportedPlaybackRates": .array(rates.map { .double($0) })]))
     }
 
-    /// Activated when it plays (re-activated if the model interrupted it meanwhile: playing
-    /// again on its own takes the audio back and interrupts the others), kept while paused so it
-    /// stays Now Playing and an interruption's end can resume it, deactivated when Stopped.
+    /// Activated when it plays (re-activated if the model interrupted it and it then started
+    /// playing again on its own: that takes the audio back and interrupts the others), kept
+    /// while paused so it stays Now Playing and an interruption's end can resume it, deactivated
+    /// when Stopped. "Started" is a change into Playing: a round that still says Playing after
+    /// the model's interruption (our Pause not yet reported) must not take the audio back, or
+    /// the interruption ends before it is reported and its end can no longer resume the player.
     private mutating func updateAudio() {
         let status = properties["PlaybackStatus"]?.stringValue
         let sid = JSON.string(sessionID)
-        if status == "Playing", !audio.active || audio.interruptedByModel {
-            audio = Audio(active: true)
+        let startedPlaying = status == "Playing" && !audio.wasPlaying
+        audio.wasPlaying = status == "Playing"
+        if status == "Playing", !audio.active || (audio.interruptedByModel && startedPlaying) {
+            audio = Audio(active: true, wasPlaying: true)
             emit(.hostSend("audio.activate", ["session": sid]))
         } else if status == "Stopped", audio.active {
             audio = Audio(active: false)
@@ -78,6 +83,7 @@ extension ImportedPlayerMachine {
         guard e["type"]?.stringValue == "interruption", e["session"]?.stringValue == sessionID else { return }
         if e["interruption"]?.stringValue == "began" {
             audio.interruptedByModel = true
+            audio.wasPlaying = isPlaying
             guard interruptImported, isPlaying else { return }
             audio.pausedByUs = true
             call(.method("Pause", [], timeoutMs: Self.callTimeoutMs), for: .interruption("Pause on interruption"))

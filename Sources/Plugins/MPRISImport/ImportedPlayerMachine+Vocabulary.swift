@@ -37,6 +37,10 @@ extension ImportedPlayerMachine {
         var interruptedByModel = false
         /// We paused it for that interruption: its end with `shouldResume` plays it again.
         var pausedByUs = false
+        /// Whether the player played when the audio was last matched to it (or when the model
+        /// interrupted it): only a change into Playing after that is the player playing again
+        /// on its own. A report still saying Playing after our Pause went out is not one.
+        var wasPlaying = false
     }
 
     /// A host request the driver holds the reply closure of.
