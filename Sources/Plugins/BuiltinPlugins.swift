@@ -2,7 +2,8 @@ import Glibc
 import PlayerHostPluginAPI
 
 /// Every plugin compiled into playerhostd, in one place. Each speaks the same protocol an
-/// out-of-process plugin does (over a socketpair), so any of them could run as its own process.
+/// out-of-process plugin does (its bytes, on an in-memory connection into the core), so any of
+/// them could run as its own process.
 public enum BuiltinPlugins {
     public static func all(config: HostConfig) -> [SessionPlugin] {
         // Always there, even with no [[session]]: a reload may add some.

@@ -30,38 +30,36 @@ import Testing
     /// Item 8: the host end of a built-in plugin's connection closes (cut off, a failed write):
     /// the plugin is detached at once — the mpv plugin stops its mpv then, which once played on
     /// with nobody controlling it — and attached again on a fresh connection after the backoff.
+    /// On an embedded host: the core's own connection, on manual time.
     @Test func aBuiltinPluginWhoseConnectionClosesIsDetachedAndAttachedAgain() throws {
-        let loop = try makeLoop()
-        let server = ControlServer(loop: loop, dispatcher: RPCDispatcher(), path: tempSocketPath(),
-                                   logger: Logger(label: "builtin-lifetime-test"))
-        let plugins = InProcessPlugins()
+        let host = EmbeddedHost()
+        defer { host.close() }
         var logged: [String] = []
-        plugins.log = { logged.append($0) }
+        host.core.inProcess.log = { logged.append($0) }
         let recorder = Recorder()
-        plugins.attach(recorder, server: server, loop: loop)
+        host.attach([recorder])
         #expect(recorder.attached == 1 && recorder.detached == 0)
         let first = try #require(recorder.context)
 
-        server.closeAllNow(reason: "test: cut off")
-        let deadline = try Timer(loop: loop)
-        var expired = false
-        deadline.start(after: 5000) { expired = true }
-        while recorder.detached == 0 && !expired { loop.run(.once) }
+        host.core.cutPluginConnections()
+        host.runUntilIdle()
         #expect(recorder.detached == 1, "the plugin was not detached when its connection closed")
         #expect(first.isClosed)
-        while recorder.attached < 2 && !expired { loop.run(.once) }
+        #expect(host.core.inProcess.listJSON.first?["state"] == "restarting")
+        // The backoff (250 ms): not before it, at it.
+        host.advance(byMilliseconds: 249)
+        #expect(recorder.attached == 1)
+        host.advance(byMilliseconds: 1)
         #expect(recorder.attached == 2, "the plugin was not attached again")
         #expect(recorder.context !== first && recorder.context?.isClosed == false)
-        #expect(plugins.listJSON.first?["restarts"] == 1 && plugins.listJSON.first?["state"] == "running")
+        #expect(host.core.inProcess.listJSON.first?["restarts"] == 1 && host.core.inProcess.listJSON.first?["state"] == "running")
         #expect(logged.contains { $0.contains("lost its connection") }, "\(logged)")
 
         // At shutdown the plugin is detached once, and not attached again.
-        plugins.detachAll()
+        host.core.inProcess.detachAll()
         #expect(recorder.detached == 2)
-        deadline.close()
-        _ = loop.run(.noWait)
+        host.advance(byMilliseconds: 10_000)
         #expect(recorder.attached == 2)
-        closeLoop(loop)
     }
 
     /// The "mpv.status reported the pid of an mpv that no longer existed" of the fault probes:

@@ -227,7 +227,7 @@ enum DaemonComponents {
             // host's environment (an in-process host's own, not the user's).
             let options = host.options
             host.plugins.append(RemoteService(config: options.config.remote ?? RemoteConfig(), stateDirectory: host.stateDirectory, configPath: options.configPath ?? HostConfig.defaultPath(environment: options.effectiveEnvironment), logger: host.logger))
-            for plugin in host.plugins { host.inProcess.attach(plugin, server: host.server, loop: host.loop) }
+            host.core.attach(host.plugins)
             for (name, error) in host.inProcess.failures { host.logger.error("plugin \(name) failed: \(error)") }
             // Built-ins set up the host's own sessions: let them finish before saying ready.
             // This runs the loop: a SIGTERM now shuts the group down (this component included).

@@ -2,6 +2,7 @@ import Logging
 import PlayerHostBase
 import PlayerHostClient
 import PlayerHostConfig
+import PlayerHostPlugin
 import PlayerHostRPC
 
 /// A whole host in memory, for tests and in-process sinks: a `HostCore` on a `ManualScheduler`,
@@ -13,9 +14,13 @@ import PlayerHostRPC
 /// `EmbeddedClient` waiting for a reply does both, up to its timeout in the host's time, so a
 /// test that waited on a real daemon for a 200 ms command timeout waits no real time at all.
 ///
+/// Built-in plugins attach as in the daemon (`attach(_:)`: each on its own in-memory connection
+/// into the core), and run on the same manual time; one that needs the daemon's loop (mpv's
+/// processes, the bus, a listening socket) finds none and stays off.
+///
 /// What it does not have: the control server's transport (fairness per turn, back-pressure, the
-/// output budget and stall cut-offs are `ClientConnection`'s, tested over a real socket), plugins
-/// (in-process plugins ride socketpairs on libuv), MPRIS, artwork and the state file.
+/// output budget and stall cut-offs are `ClientConnection`'s, tested over a real socket), MPRIS,
+/// artwork and the state file.
 public final class EmbeddedHost: ConnectionDirectory {
     public let scheduler: ManualScheduler
     public let core: HostCore
@@ -46,6 +51,14 @@ public final class EmbeddedHost: ConnectionDirectory {
             guard let core else { throw RPCError(.shuttingDown, "the host is shutting down") }
             return core.nowPlaying.publisher.nowPlayingJSON(language: try call.params.optionalString("lang"))
         }
+    }
+
+    /// Attaches built-in plugins (as the daemon attaches its compiled-in ones) and runs until
+    /// their set-up calls are answered: the clock-sessions plugin's configured sessions exist
+    /// when this returns, as they do when the daemon says it is ready.
+    public func attach(_ plugins: [SessionPlugin]) {
+        core.attach(plugins)
+        runUntilIdle()
     }
 
     // MARK: - Connections

@@ -2,6 +2,7 @@ import Logging
 import PlayerHostBase
 import PlayerHostConfig
 import PlayerHostModel
+import PlayerHostPlugin
 import PlayerHostRPC
 import PlayerHostServer
 
@@ -19,9 +20,9 @@ public protocol ConnectionDirectory: AnyObject {
 extension ControlServer: ConnectionDirectory {}
 
 /// The host with no I/O of its own: the Now Playing service (model, publisher, gate), the
-/// dispatcher and its method table, provided methods and the in-process plugins' registry. No
-/// socket, lock, signal, D-Bus, curl or state file; every timer comes from `scheduler` (libuv's
-/// loop in `playerhostd`, a `ManualScheduler` in `EmbeddedHost`).
+/// dispatcher and its method table, provided methods and the built-in plugins on in-memory
+/// connections (`PluginLink`). No socket, lock, signal, D-Bus, curl or state file; every timer
+/// comes from `scheduler` (libuv's loop in `playerhostd`, a `ManualScheduler` in `EmbeddedHost`).
 ///
 /// Its configuration has one path: a new core holds the empty configuration, and `apply(_:)`
 /// takes it to the one given — at start (the daemon applies its file to the empty core) and on
@@ -33,15 +34,24 @@ public final class HostCore {
     /// The Now Playing model, run on the scheduler.
     public let nowPlaying: NowPlayingService
     let provided: ProvidedMethods
-    let inProcess = InProcessPlugins()
+    /// The built-in plugins, each on a `PluginLink` into this core.
+    private(set) lazy var inProcess: InProcessPlugins = {
+        let plugins = InProcessPlugins(scheduler: scheduler) { [weak self] name in
+            self?.openPluginLink(name) ?? .failure(RPCError(.shuttingDown, "the host is shutting down"))
+        }
+        plugins.log = { [logger] message in logger.warning("\(message)") }
+        return plugins
+    }()
+    /// Built-in plugins' connections, by id (ids the server's count never reaches).
+    private var links: [Int: PluginLink] = [:]
+    private var nextLinkID = HostCore.firstLinkID
+    static let firstLinkID = 1 << 40
     /// The protocol limits the command line gave (the config's fairness keys go over them).
     public let baseLimits: RPCLimits
     /// The configuration in effect (empty until the first `apply`).
     public private(set) var config = HostConfig()
     /// Where connections are found (weak: the directory owns them and outlives no host).
-    public weak var connections: ConnectionDirectory? {
-        didSet { wireConnections() }
-    }
+    public weak var connections: ConnectionDirectory?
     /// Something the state file keeps changed (the arbiter's pin): the daemon's state store
     /// writes it with its next write.
     var onStateChanged: (() -> Void)?
@@ -64,7 +74,7 @@ public final class HostCore {
         nowPlaying = NowPlayingService(scheduler: scheduler, logger: logger)
         provided = ProvidedMethods(dispatcher: dispatcher, loop: scheduler)
         providedDefaults = (provided.maxPerConnection, provided.maxPendingPerCaller)
-        inProcess.log = { [logger] message in logger.warning("\(message)") }
+        wireConnections()
     }
 
     /// Registers the core's methods with those of the host around it, in the order
@@ -88,10 +98,53 @@ public final class HostCore {
         return Double(now >= startedAt ? now - startedAt : 0) / 1e9
     }
 
+    /// The open connection with this id: a built-in plugin's, or the directory's.
+    public func connection(id: Int) -> RPCConnection? {
+        links[id]?.rpc ?? connections?.connection(id: id)
+    }
+
     private func wireConnections() {
-        provided.connection = { [weak self] id in self?.connections?.connection(id: id) }
-        nowPlaying.connection = { [weak self] id in self?.connections?.connection(id: Int(id)) }
-        nowPlaying.publisher.subscribers.connection = { [weak self] id in self?.connections?.connection(id: Int(id)) }
+        provided.connection = { [weak self] id in self?.connection(id: id) }
+        nowPlaying.connection = { [weak self] id in self?.connection(id: Int(id)) }
+        nowPlaying.publisher.subscribers.connection = { [weak self] id in self?.connection(id: Int(id)) }
+    }
+
+    // MARK: - Built-in plugins
+
+    /// Attaches compiled-in plugins, each on its own connection into the core (`PluginLink`).
+    /// Their calls run on the scheduler's later turns: the daemon runs its loop, an embedded
+    /// host `runUntilIdle()`, until `pendingPluginCalls` is 0.
+    public func attach(_ plugins: [SessionPlugin]) {
+        for plugin in plugins { inProcess.attach(plugin) }
+    }
+
+    /// Calls built-in plugins sent that the core has not answered yet.
+    public var pendingPluginCalls: Int { inProcess.pendingCalls }
+
+    /// A fresh connection into the core for the plugin `name`, as a started context.
+    private func openPluginLink(_ name: String) -> Result<PluginContext, RPCError> {
+        guard !isClosed else { return .failure(RPCError(.shuttingDown, "the host is shutting down")) }
+        let id = nextLinkID
+        nextLinkID += 1
+        let link = PluginLink(id: id, dispatcher: dispatcher, scheduler: scheduler) { [weak self] link in
+            guard let self, self.links.removeValue(forKey: link.rpc.id) != nil else { return }
+            self.connectionClosed(link.rpc)
+        }
+        links[id] = link
+        let context = PluginContext(scheduler: scheduler, name: name, transport: link)
+        do {
+            try context.start()
+        } catch {
+            links[id] = nil
+            return .failure(RPCError(.pluginFailure, "\(error)"))
+        }
+        return .success(context)
+    }
+
+    /// Cuts every built-in plugin's connection from the core's end, as the server cuts a client
+    /// off (a failed write would): each plugin is detached, then attached again after its backoff.
+    func cutPluginConnections() {
+        for id in links.keys.sorted() { links[id]?.cut() }
     }
 
     /// A connection went away: its subscriptions, its app and sessions (the background-audio

@@ -1,15 +1,13 @@
-import Glibc
 import PlayerHostBase
 import PlayerHostConfig
-import PlayerHostLoop
 import PlayerHostModel
 import PlayerHostPlugin
 import PlayerHostRPC
-import PlayerHostServer
 
-/// Attaches compiled-in plugins. Each gets a socketpair: the host end is served by the control
-/// server exactly like an accepted client, the plugin end carries its `PluginContext` — the same
-/// protocol path an out-of-process plugin takes, so the two cannot behave differently.
+/// Attaches compiled-in plugins to the core. Each gets a `PluginLink`: the core's end is served
+/// by its dispatcher exactly like a socket client's connection, the plugin's end carries its
+/// `PluginContext` — the protocol's bytes, as an out-of-process plugin sends them, so the two
+/// cannot behave differently; but no socket, descriptor or libuv, so an `EmbeddedHost` runs them.
 ///
 /// A built-in plugin whose connection closes under it (it should not: the host never cuts its own
 /// connections off, but a write can fail) is detached at once — what it runs stops with it (the
@@ -40,15 +38,22 @@ final class InProcessPlugins {
     /// When a built-in plugin that lost its connection is attached again.
     var restartPolicy = RestartPolicy.standard
     var log: (String) -> Void = { _ in }
-    private weak var server: ControlServer?
-    private var loop: EventLoop?
+    /// Opens a connection to the core for a plugin (the core's `PluginLink`s).
+    private let connect: (String) -> Result<PluginContext, RPCError>
+    private let scheduler: Scheduler
     private var stopping = false
 
-    func attach(_ plugin: SessionPlugin, server: ControlServer, loop: EventLoop) {
-        self.server = server
-        self.loop = loop
+    init(scheduler: Scheduler, connect: @escaping (String) -> Result<PluginContext, RPCError>) {
+        self.scheduler = scheduler
+        self.connect = connect
+    }
+
+    private var nowMilliseconds: UInt64 { scheduler.nowNanoseconds / 1_000_000 }
+
+    func attach(_ plugin: SessionPlugin) {
+        guard !stopping else { return }
         let context: PluginContext
-        switch connect(plugin.name, server: server, loop: loop) {
+        switch open(plugin.name) {
         case .failure(let e):
             failures[plugin.name] = e.message
             return
@@ -63,7 +68,7 @@ final class InProcessPlugins {
     /// Attaches `entry`'s plugin to its (fresh) context, and watches that context.
     private func start(_ entry: Entry) {
         let plugin = entry.plugin, context = entry.context
-        entry.attachedAt = loop?.nowMilliseconds ?? 0
+        entry.attachedAt = nowMilliseconds
         context.onClosed = { [weak self, weak entry] in
             guard let self, let entry else { return }
             self.lost(entry)
@@ -83,9 +88,9 @@ final class InProcessPlugins {
     /// `entry`'s connection closed under it: detach it now (its sessions went with the
     /// connection; what it runs stops), attach it again after the backoff.
     private func lost(_ entry: Entry) {
-        guard !stopping, let loop else { return }
+        guard !stopping else { return }
         entry.plugin.detach()
-        let ranFor = loop.nowMilliseconds &- entry.attachedAt
+        let ranFor = nowMilliseconds &- entry.attachedAt
         switch entry.restartPolicy.died(ranForMS: ranFor) {
         case .giveUp(let n):
             failures[entry.plugin.name] = "lost its connection to the host \(n) times in a row"
@@ -93,7 +98,7 @@ final class InProcessPlugins {
         case .restart(let delay):
             entry.isRestarting = true
             log("built-in plugin \(entry.plugin.name) lost its connection to the host; attaching it again in \(delay) ms")
-            if entry.restartTimer == nil { entry.restartTimer = loop.makeTimer() }
+            if entry.restartTimer == nil { entry.restartTimer = scheduler.makeTimer() }
             entry.restartTimer?.start(after: delay) { [weak self, weak entry] in
                 guard let self, let entry else { return }
                 self.restart(entry)
@@ -103,8 +108,8 @@ final class InProcessPlugins {
 
     private func restart(_ entry: Entry) {
         entry.isRestarting = false
-        guard !stopping, let server, let loop else { return }
-        switch connect(entry.plugin.name, server: server, loop: loop) {
+        guard !stopping else { return }
+        switch open(entry.plugin.name) {
         case .failure(let e):
             failures[entry.plugin.name] = e.message
             log("built-in plugin \(entry.plugin.name) cannot be attached again: \(e.message)")
@@ -115,34 +120,18 @@ final class InProcessPlugins {
         }
     }
 
-    /// One socketpair adopted by the server; the plugin end as a started context, which can
-    /// open more of its kind (`PluginContext.openApp`). The plugin that opens them closes them.
-    private func connect(_ name: String, server: ControlServer, loop: EventLoop) -> Result<PluginContext, RPCError> {
-        var fds: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
-            return .failure(RPCError(.pluginFailure, "socketpair: \(String(cString: strerror(errno)))"))
-        }
-        do {
-            let hostEnd = try PipeStream(loop: loop)
-            try hostEnd.open(fileDescriptor: fds[0])
-            let pluginEnd = try PipeStream(loop: loop)
-            try pluginEnd.open(fileDescriptor: fds[1])
-            guard server.adopt(hostEnd) != nil else {
-                pluginEnd.close()
-                return .failure(RPCError(.limitExceeded, "the server refused the connection"))
+    /// A started context on a fresh connection, which can open more of its kind
+    /// (`PluginContext.openApp`). The plugin that opens them closes them.
+    private func open(_ name: String) -> Result<PluginContext, RPCError> {
+        guard !stopping else { return .failure(RPCError(.shuttingDown, "the host is shutting down")) }
+        let opened = connect(name)
+        if case .success(let context) = opened {
+            context.connector = { [weak self] name in
+                guard let self else { return .failure(RPCError(.shuttingDown, "the host is shutting down")) }
+                return self.open(name)
             }
-            let context = PluginContext(loop: loop, name: name, stream: pluginEnd)
-            try context.start()
-            context.connector = { [weak self, weak server] name in
-                guard let self, let server else { return .failure(RPCError(.shuttingDown, "the host is shutting down")) }
-                return self.connect(name, server: server, loop: loop)
-            }
-            return .success(context)
-        } catch {
-            close(fds[0])
-            close(fds[1])
-            return .failure(RPCError(.pluginFailure, "\(error)"))
         }
+        return opened
     }
 
     /// Calls still in flight from in-process plugins (start-up waits for zero before READY, so

@@ -4,8 +4,8 @@ import PlayerHostLoop
 import PlayerHostModel
 import PlayerHostRPC
 
-/// A plugin's handle on the host: one JSON-RPC connection (a socketpair in-process, the control
-/// socket out-of-process) with the conveniences plugins need. The host's requests to the plugin
+/// A plugin's handle on the host: one JSON-RPC connection (in the core's memory in-process, the
+/// control socket out-of-process) with the conveniences plugins need. The host's requests to the plugin
 /// (`command.handle`) and its `event` notifications are served by an `RPCConnection` running in
 /// reverse. Its replies to the host may be given later and go out as each is ready, not in request
 /// order (the host pairs them by id): a command one session's player is slow to answer (a stopped
@@ -14,9 +14,14 @@ public final class PluginContext {
     /// Answers one command event with a status, now or later (exactly once).
     public typealias CommandHandler = (_ event: JSON, _ reply: @escaping (CommandStatus) -> Void) -> Void
 
-    public let loop: EventLoop
+    /// Where the plugin's time and later turns come from: the daemon's loop, or the manual
+    /// clock of an `EmbeddedHost`.
+    public let scheduler: Scheduler
+    /// The libuv loop, for a plugin that does I/O of its own (processes, a bus, a listening
+    /// socket); nil on an `EmbeddedHost`, which has none (such a plugin says so and stays off).
+    public let loop: EventLoop?
     public let name: String
-    let stream: PipeStream
+    let transport: PluginTransport
     let rpc: RPCConnection
     private var handlers: [Int: CommandHandler] = [:]
     /// Every `event` notification the plugin subscribed to (or that concerns its sessions).
@@ -27,10 +32,13 @@ public final class PluginContext {
     package var onClosed: (() -> Void)?
     public private(set) var isClosed = false
 
-    package init(loop: EventLoop, name: String, stream: PipeStream) {
-        self.loop = loop
+    /// A context on `transport`; its timers and later turns come from `scheduler` (the loop is
+    /// the scheduler when it is libuv's).
+    package init(scheduler: Scheduler, name: String, transport: PluginTransport) {
+        self.scheduler = scheduler
+        self.loop = scheduler as? EventLoop
         self.name = name
-        self.stream = stream
+        self.transport = transport
         var table = MethodTable()
         let dispatcher = RPCDispatcher(table: MethodTable())
         rpc = RPCConnection(id: 0, dispatcher: dispatcher)
@@ -39,23 +47,27 @@ public final class PluginContext {
         dispatcher.table = table
     }
 
+    /// A context on the control socket (a plugin process).
+    package convenience init(loop: EventLoop, name: String, stream: PipeStream) {
+        self.init(scheduler: loop, name: name, transport: StreamTransport(stream))
+    }
+
     /// Starts reading from the host.
-    /// The stream's callbacks hold the context strongly; the stream drops them in its close
+    /// The transport's callbacks hold the context strongly; a stream drops them in its close
     /// callback, so the context lives as long as anything can still call into it. A write failure
-    /// arrives on a later loop turn, so no caller finds the context closed inside its own call.
+    /// arrives on a later turn, so no caller finds the context closed inside its own call.
     package func start() throws(LoopError) {
-        rpc.scheduler = loop
+        rpc.scheduler = scheduler
         rpc.onOutput = { [weak self] in self?.flush() }
-        stream.onWriteFailure { [self] _ in close() }
-        try stream.startReading(onRead: { [self] bytes in
+        try transport.start(onBytes: { [self] bytes in
             _ = rpc.receive(bytes)
             flush()
-        }, onEnd: { [self] _ in close() })
+        }, onEnd: { [self] in close() })
     }
 
     private func flush() {
         guard !isClosed else { return }
-        rpc.drainOutput { stream.write($0) }
+        rpc.drainOutput { transport.write($0) }
     }
 
     /// Calls a host method; `completion` (optional) gets its result. Calls are answered in order.
@@ -63,7 +75,7 @@ public final class PluginContext {
                      _ completion: ((Result<JSON, RPCError>) -> Void)? = nil) {
         guard !isClosed else {
             // On a later turn, like any I/O failure: the caller is still in the middle of its call.
-            loop.onNextTurn { completion?(.failure(RPCError(.shuttingDown, "the plugin's connection is closed"))) }
+            scheduler.onNextTurn { completion?(.failure(RPCError(.shuttingDown, "the plugin's connection is closed"))) }
             return
         }
         pendingCalls += 1
@@ -133,11 +145,11 @@ public final class PluginContext {
     /// context and closes it; its sessions go with it. In-process plugins only for now.
     public func openApp(_ name: String, desktopEntry: String? = nil, _ completion: @escaping (Result<PluginContext, RPCError>) -> Void) {
         guard !isClosed, let connector else {
-            return loop.onNextTurn { completion(.failure(RPCError(.pluginFailure, "this plugin's host connection cannot open others"))) }
+            return scheduler.onNextTurn { completion(.failure(RPCError(.pluginFailure, "this plugin's host connection cannot open others"))) }
         }
         switch connector(name) {
         case .failure(let e):
-            loop.onNextTurn { completion(.failure(e)) }
+            scheduler.onNextTurn { completion(.failure(e)) }
         case .success(let c):
             var hello: [String: JSON] = ["name": .string(name)]
             if let desktopEntry { hello["desktopEntry"] = .string(desktopEntry) }
@@ -164,7 +176,7 @@ public final class PluginContext {
         isClosed = true
         rpc.onOutput = nil
         rpc.failAllOutgoing(reason: "the plugin's connection closed")
-        stream.close()
+        transport.close()
         let closed = onClosed
         onClosed = nil
         closed?()

@@ -70,8 +70,9 @@ public final class RPCConnection {
     /// by id, and a plugin serving the host's `command.handle` for many sessions must not hold
     /// one session's answer behind another's slow one.
     @exclusivity(unchecked) public var repliesInRequestOrder = true
-    /// The host end of an in-process plugin's socketpair: served like any client, but not a
-    /// client in the counts (`host.stats`, the connection cap), which describe the socket.
+    /// The core's end of a built-in plugin's connection (`PluginLink`): served like any client,
+    /// but not a client in the counts (requests served), and what waits on it is bounded where
+    /// it is queued (`ProvidedMethods`' high-water mark), not by cutting it off.
     @exclusivity(unchecked) public package(set) var isInternal = false
 
     public init(id: Int, dispatcher: RPCDispatcher) {

@@ -43,7 +43,9 @@ public enum RemoteFiles {
 
     /// Runs `work` on the thread pool and gives its value to `done` on the loop (nil if the pool
     /// did not run it).
-    static func offLoop<T: Sendable>(_ loop: EventLoop, _ work: @escaping @Sendable () -> T, done: @escaping (T?) -> Void) {
+    static func offLoop<T: Sendable>(_ loop: EventLoop?, _ work: @escaping @Sendable () -> T, done: @escaping (T?) -> Void) {
+        // No loop (an embedded host): no worker pool either; the work is not done.
+        guard let loop else { return done(nil) }
         do {
             try WorkerJob.queue(on: loop, compute: work, done: done)
         } catch {

@@ -53,7 +53,7 @@ extension RemoteService {
         guard let random = WebServer.random(PairingCodes.length) else {
             return .failure(RPCError(.internalError, "the kernel gave no random bytes"))
         }
-        let code = codes.issue(deviceName: name ?? "device", now: context.loop.nowMilliseconds, random: random)
+        let code = codes.issue(deviceName: name ?? "device", now: context.scheduler.nowNanoseconds / 1_000_000, random: random)
         var o: [String: JSON] = ["url": .string(baseURL + "/pair/" + code), "code": .string(code),
                                  "expiresInSeconds": .int(Int64(codes.validMilliseconds / 1000))]
         if let fingerprint { o["fingerprint"] = .string(fingerprint) }

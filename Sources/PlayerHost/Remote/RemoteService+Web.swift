@@ -109,7 +109,7 @@ extension RemoteService {
     func pair(_ c: Connection, code: String) -> Bool {
         guard let server, let context else { return false }
         let peer = server.peer(of: c)
-        switch codes.redeem(code, from: peer, now: context.loop.nowMilliseconds) {
+        switch codes.redeem(code, from: peer, now: context.scheduler.nowNanoseconds / 1_000_000) {
         case .tooManyTries:
             logger.warning("remote: \(peer) tried too many wrong pairing codes")
             return respond(c, 429, text: "too many wrong codes from this address; wait a minute", headers: [("Retry-After", "60")])

@@ -171,7 +171,8 @@ public final class RemoteService: SessionPlugin {
             case .success(let files): self.page = files
             }
             if let devices, self.devices.devices.isEmpty { self.devices = DeviceStore(json: devices) }
-            self.listen(loop: context.loop)
+            guard let loop = context.loop else { return self.fail("no event loop to listen on (an embedded host)") }
+            self.listen(loop: loop)
             self.refresh()
         }
     }

@@ -72,8 +72,7 @@ final class ClientConnection {
     /// Reports a change of the unsent output to the server (which may cut clients off, this one
     /// included: callers check `isClosing` after).
     private func account() {
-        // In-process plugins' connections are the host's own: not in the budget.
-        let now = isClosed || isClosing || rpc.isInternal ? 0 : queuedBytes
+        let now = isClosed || isClosing ? 0 : queuedBytes
         guard now != accountedBytes else { return }
         let delta = now - accountedBytes
         accountedBytes = now
@@ -181,7 +180,7 @@ final class ClientConnection {
 
     /// Held back for `maxStall`: cut off unless the client took some of its output meanwhile.
     private func stallCheck() {
-        guard isHeldBack, isLive, !rpc.isInternal else { return }
+        guard isHeldBack, isLive else { return }
         // Progress inside one big write counts: a client reading a large reply slowly is not stalled.
         if stream.unwrittenBytes < pendingAtStallCheck {
             armStallTimer()
@@ -209,11 +208,9 @@ final class ClientConnection {
         // The common case of an event or reply the socket took whole: nothing to account.
         if queued == 0 && accountedBytes == 0 && !isHeldBack { return }
         if wasFlowing && stream.pendingWriteBytes > 0 { lastProgress = EventLoop.hrtime() }
-        // An in-process plugin's connection is the host's own, read on this loop: never cut off
-        // for what other clients' calls queued on it (a flood of 900 KB `mpv.open` lines cut the
-        // built-in mpv plugin off, its sessions with it). What it may hold is bounded where it
-        // is queued (`ProvidedMethods` refuses calls past the high-water mark).
-        if queued > maxOutput && !rpc.isInternal {
+        // (A built-in plugin's connection is not here: it is the core's `PluginLink`, never cut
+        // off for what other clients' calls queued on it; `ProvidedMethods` bounds that.)
+        if queued > maxOutput {
             let reason = "client is not reading: \(queued) bytes queued (limit \(maxOutput))"
             logger.warning("disconnecting client \(rpc.id): \(reason)")
             server?.cutOffOverLimit += 1

@@ -41,10 +41,8 @@ public final class ControlServer {
         self.logger = logger
     }
 
-    /// Open connections.
-    /// Open client connections (in-process plugins' socketpairs are not clients).
-    public var connectionCount: Int { clients.count - internalCount }
-    private var internalCount = 0
+    /// Open client connections (built-in plugins' are the core's, not the server's).
+    public var connectionCount: Int { clients.count }
     public var connections: [RPCConnection] { clients.keys.sorted().map { clients[$0]!.rpc } }
     public var isListening: Bool { listener != nil }
 
@@ -129,16 +127,6 @@ public final class ControlServer {
         register(stream, peerPID: creds?.pid)
     }
 
-    /// Serves a stream that is already connected — the host end of an in-process plugin's
-    /// socketpair — exactly like an accepted client. Returns its connection.
-    @discardableResult
-    public func adopt(_ stream: PipeStream) -> RPCConnection? {
-        guard let rpc = register(stream, peerPID: nil) else { return nil }
-        rpc.isInternal = true
-        internalCount += 1
-        return rpc
-    }
-
     @discardableResult
     private func register(_ stream: PipeStream, peerPID: Int32?) -> RPCConnection? {
         let id = nextID
@@ -214,7 +202,6 @@ public final class ControlServer {
 
     func connectionClosed(_ client: ClientConnection) {
         guard clients.removeValue(forKey: client.rpc.id) != nil else { return }
-        if client.rpc.isInternal { internalCount -= 1 }
         client.rpc.failAllOutgoing(reason: "the client disconnected")
         onDisconnect?(client.rpc)
     }

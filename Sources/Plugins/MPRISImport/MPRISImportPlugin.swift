@@ -55,12 +55,14 @@ public final class MPRISImportPlugin: SessionPlugin {
 
     public func attach(_ c: PluginContext) {
         context = c
+        // The bus is a socket on the daemon's loop: an embedded host (no loop) imports nothing.
+        guard let loop = c.loop else { return log("no event loop for the session bus (an embedded host): importing nothing") }
         c.provide("mprisImport.openUri", summary: "Open a URI in an imported MPRIS player (its OpenUri, as playerctl's open): {session, uri} → {session}, once the player answered.") {
             [weak self] params, reply in
             guard let self else { return reply(.failure(RPCError(.shuttingDown, "the mpris-import plugin is detached"))) }
             self.openUri(params, reply)
         }
-        let client = DBusClient(loop: c.loop, address: options.address)
+        let client = DBusClient(loop: loop, address: options.address)
         do {
             try client.start()
             client.onDisconnect = { [weak self] reason in

@@ -276,9 +276,10 @@ public final class MPVPlugin: SessionPlugin {
 
     private func makeController(_ session: String) -> MPVController? {
         if socketDirectory == nil { socketDirectory = MPVOptions.makeSocketDirectory() }
-        guard let dir = socketDirectory, let c = context else { return nil }
+        // mpv is a process on the daemon's loop: an embedded host (no loop) gets no players.
+        guard let dir = socketDirectory, let c = context, let loop = c.loop else { return nil }
         socketCounter += 1
-        let ctl = MPVController(session: session, loop: c.loop, options: options, socketPath: "\(dir)/\(socketCounter).sock")
+        let ctl = MPVController(session: session, loop: loop, options: options, socketPath: "\(dir)/\(socketCounter).sock")
         ctl.report = { [weak self, weak c] params, done in
             guard let c else { return done() }
             var p = params
