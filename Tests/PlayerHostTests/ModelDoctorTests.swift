@@ -99,6 +99,9 @@ import Testing
         #expect(FixCommand.word("a b") == "'a b'")
         #expect(FixCommand.word("$(rm)") == "'$(rm)'")
         #expect(FixCommand.word("") == "''")
+        #expect(FixCommand.word("it's") == #"'it'\''s'"#)
+        // A quote with a combining mark after it is one Character, but the shell sees the quote.
+        #expect(Array(FixCommand.word("a'\u{301};rm").utf8) == Array("'a'\\''\u{301};rm'".utf8))
         #expect(FixCommand.jsonString("a\"b\\c\u{1}") == #""a\"b\\c\u0001""#)
     }
 

@@ -120,6 +120,9 @@ import Testing
         #expect(StateDirectory.problem(uid: 1000, mode: S_IFDIR | 0o770, me: 1000, directory: "/d")?.fix == "chmod 700 '/d'")
         let both = StateDirectory.problem(uid: 0, mode: S_IFDIR | 0o1777, me: 1000, directory: "/it's")
         #expect(both?.fix == #"sudo chown 1000 '/it'\''s' && chmod 700 '/it'\''s'"#)
+        // A quote a combining mark follows still ends nothing (one Character, but a quote to the shell).
+        #expect(StateDirectory.problem(uid: 1000, mode: S_IFDIR | 0o770, me: 1000, directory: "/a'\u{301}b")?.fix
+                == "chmod 700 '/a'\\''\u{301}b'")
         #expect(both?.message == "is owned by uid 0, not by this user (uid 1000) and is writable by its group and others (mode 1777)")
     }
 

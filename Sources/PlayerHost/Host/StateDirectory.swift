@@ -1,4 +1,5 @@
 import Glibc
+import PlayerHostModel
 
 /// Whether a directory is one the host's state may be kept in, as sshd's `StrictModes` judges
 /// a user's `~/.ssh`: owned by this user and writable by nobody else. Another user who can write
@@ -25,7 +26,7 @@ public enum StateDirectory {
     static func problem(uid: uid_t, mode: mode_t, me: uid_t, directory: String) -> Problem? {
         var messages: [String] = []
         var fixes: [String] = []
-        let quoted = "'" + directory.replacing("'", with: #"'\''"#) + "'"
+        let quoted = FixCommand.quoted(directory)
         if uid != me {
             messages.append("is owned by uid \(uid), not by this user (uid \(me))")
             fixes.append("sudo chown \(me) \(quoted)")

@@ -19,8 +19,18 @@ public enum FixCommand {
         let plain = !s.isEmpty && s.unicodeScalars.allSatisfy {
             ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "-_.,:/@+=%".unicodeScalars.contains($0)
         }
-        if plain { return s }
-        return "'" + s.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+        return plain ? s : quoted(s)
+    }
+
+    /// `s` single-quoted for a POSIX shell, a `'` inside written as `'\''`. By scalar, as the
+    /// shell reads bytes: a `'` a combining mark follows is one Character that is not "'", and
+    /// left alone it would end the quote.
+    public static func quoted(_ s: String) -> String {
+        var out = "'"
+        for u in s.unicodeScalars {
+            if u == "'" { out += "'\\''" } else { out.unicodeScalars.append(u) }
+        }
+        return out + "'"
     }
 
     /// `s` as a JSON string literal.
