@@ -136,9 +136,11 @@ final class PluginRig {
         guard var build = try? runShell("timeout 1500 swift build --package-path \(pkg) 2>&1", deadline: 1510) else {
             return .failure(Failed("cannot run swift build"))
         }
-        if build.status != 0, let again = try? runShell("timeout 1500 swift build --package-path \(pkg) 2>&1", deadline: 1510) {
+        if build.status != 0,
+           let again = try? runShell("timeout 1500 swift build --package-path \(pkg) --disable-build-manifest-caching 2>&1", deadline: 1510) {
             // The reused .build, after source files were added to the package it depends on,
-            // fails once with "cannot find type …" and builds on the next run (seen after merges).
+            // fails with "cannot find type …": SwiftPM's cached build manifest still lists the
+            // old files (a plain second run failed too). Without the cache it is planned afresh.
             build = again
         }
         guard build.status == 0 else {
