@@ -131,4 +131,50 @@ import Testing
         #expect(probe.detached == 0 && probe.context?.isClosed == false)
         #expect(try c.call("probe.echo", ["after": true]) == ["after": true])
     }
+
+    /// What a plugin wrote before it closed is still read, as a socket's bytes are read before
+    /// its end: a session made with background audio in the same turn as the close outlives it.
+    @Test func linesWrittenJustBeforeTheCloseAreStillServed() throws {
+        let host = EmbeddedHost()
+        defer { host.close() }
+        let probe = Probe()
+        host.attach([probe])
+        var second: PluginContext?
+        probe.context?.openApp("leaving") { second = try? $0.get() }
+        host.runUntilIdle()
+        let app = try #require(second)
+        app.send("session.create", ["id": "kept", "kind": "main", "backgroundAudio": true])
+        app.close()
+        host.runUntilIdle()
+        let c = try host.client()
+        #expect(try c.call("session.list").arrayValue?.compactMap { $0["id"]?.stringValue }.sorted() == ["kept", "probe-s"])
+    }
+
+    /// A built-in's requests are served a turn's budget at a time, as a socket client's are: one
+    /// that passes on a flood (a page's, a bus peer's) cannot hold the other clients for a turn.
+    @Test func aBuiltinsFloodIsServedATurnsBudgetAtATime() throws {
+        let host = EmbeddedHost()
+        defer { host.close() }
+        let probe = Probe()
+        host.attach([probe])
+        let before = host.core.dispatcher.linesReceived
+        for _ in 0..<100 { probe.context?.send("host.ping") }
+        host.scheduler.runPending(limit: 1)  // one turn
+        #expect(host.core.dispatcher.linesReceived - before == RPCLimits().requestsPerTurn)
+        host.runUntilIdle()
+        #expect(host.core.dispatcher.linesReceived - before == 100)
+        #expect(probe.context?.pendingCalls == 0, "every ping answered")
+    }
+
+    /// Closing the host ends the plugins' connections in the core too (their sessions and
+    /// methods go), as the daemon's loop runs dry after its core closes.
+    @Test func closingTheHostEndsThePluginsConnections() throws {
+        let host = EmbeddedHost()
+        let probe = Probe()
+        host.attach([probe])
+        #expect(host.core.connection(id: HostCore.firstLinkID) != nil)
+        host.close()
+        #expect(host.core.connection(id: HostCore.firstLinkID) == nil)
+        #expect(probe.detached == 1)
+    }
 }

@@ -134,6 +134,9 @@ public final class EmbeddedHost: ConnectionDirectory {
         for c in clients { c.close() }
         runUntilIdle()
         core.close()
+        // The plugins' connections end on the next turn (the core forgets them), as the
+        // daemon's loop runs dry after its core closes.
+        runUntilIdle()
         scheduler.close()
     }
 }

@@ -21,12 +21,14 @@ final class PluginLink: PluginTransport {
     private let ended: (PluginLink) -> Void
     private var onBytes: ((UnsafeRawBufferPointer) -> Void)?
     private var onEnd: (() -> Void)?
-    /// What the plugin wrote that the core has not read yet.
+    /// What the plugin wrote that the core has not read yet (from a line boundary).
     private var toCore: [UInt8] = []
     private var toCoreQueued = false
     private var toPluginQueued = false
-    /// Either end closed: nothing more crosses.
-    private(set) var isClosed = false
+    /// The plugin's end is open: it may write, and the core's output reaches it.
+    private var pluginEndOpen = true
+    /// The core's end is gone: nothing more is read or delivered.
+    private(set) var isEnded = false
 
     init(id: Int, dispatcher: RPCDispatcher, scheduler: Scheduler, ended: @escaping (PluginLink) -> Void) {
         rpc = RPCConnection(id: id, dispatcher: dispatcher)
@@ -38,6 +40,9 @@ final class PluginLink: PluginTransport {
         rpc.onOutput = { [weak self] in self?.queueToPlugin() }
     }
 
+    /// Either end closed.
+    var isClosed: Bool { !pluginEndOpen || isEnded }
+
     // MARK: - The plugin's end
 
     func start(onBytes: @escaping (UnsafeRawBufferPointer) -> Void, onEnd: @escaping () -> Void) throws(LoopError) {
@@ -48,68 +53,104 @@ final class PluginLink: PluginTransport {
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) {
-        guard !isClosed, bytes.count > 0 else { return }
+        guard pluginEndOpen, !isEnded, bytes.count > 0 else { return }
         toCore.append(contentsOf: bytes)
-        guard !toCoreQueued else { return }
-        toCoreQueued = true
-        scheduler.onNextTurn { [weak self] in self?.deliverToCore() }
+        queueToCore()
     }
 
-    /// The plugin closed its end: the core sees it on its next turn, as it sees a socket's end.
+    /// The plugin closed its end: what it wrote before is still read (as a socket's bytes are
+    /// read before its end), then the core sees it go, on its next turn.
     func close() {
-        guard !isClosed else { return }
-        isClosed = true
+        guard pluginEndOpen else { return }
+        pluginEndOpen = false
         onBytes = nil
         onEnd = nil
-        toCore = []
-        scheduler.onNextTurn { [self] in coreEnded() }
+        scheduler.onNextTurn { [self] in
+            // Its last lines are served; their replies have no one left to go to.
+            while !isEnded, !toCore.isEmpty {
+                rpc.discardOutput()
+                guard readTurn() else { break }
+            }
+            endCore()
+        }
     }
 
     // MARK: - The core's end
 
-    /// The core cuts the connection (as the server cuts a client off): the plugin's end learns
-    /// of it on the next turn, then the core forgets the connection.
+    /// The core cuts the connection (as the server cuts a client off, its unread input and
+    /// unsent output dropped): the plugin's end learns of it on the next turn, then the core
+    /// forgets the connection.
     func cut() {
-        guard !isClosed else { return }
-        isClosed = true
+        guard pluginEndOpen, !isEnded else { return }
+        pluginEndOpen = false
         let end = onEnd
         onBytes = nil
         onEnd = nil
         toCore = []
         scheduler.onNextTurn { [self] in
             end?()
-            coreEnded()
+            endCore()
         }
     }
 
-    private func deliverToCore() {
-        toCoreQueued = false
-        guard !isClosed, !toCore.isEmpty else { return }
-        let bytes = toCore
-        toCore.removeAll(keepingCapacity: true)
-        let disposition = bytes.withUnsafeBytes { rpc.receive($0) }
+    private func queueToCore() {
+        guard !toCoreQueued, !isEnded else { return }
+        toCoreQueued = true
+        scheduler.onNextTurn { [weak self] in
+            guard let self else { return }
+            self.toCoreQueued = false
+            if self.readTurn(), !self.toCore.isEmpty { self.queueToCore() }
+        }
+    }
+
+    /// Serves one turn's budget of what the plugin wrote, as the server serves a socket client:
+    /// at most `requests_per_turn` requests or `turn_budget_us`, so a built-in that passes on a
+    /// flood (a paired page's, a bus peer's) cannot hold the other clients for a whole turn; and
+    /// nothing while the core's output for it is past the high-water mark (it is delivered
+    /// first). Returns whether the rest may be read on the next turn.
+    @discardableResult
+    private func readTurn() -> Bool {
+        guard !isEnded, !toCore.isEmpty else { return false }
+        let limits = rpc.dispatcher.limits
+        guard rpc.queuedBytes < limits.effectiveHighWater else { return false }
+        let deadline = scheduler.nowNanoseconds &+ limits.turnBudgetMicroseconds &* 1000
+        let (consumed, disposition) = toCore.withUnsafeBytes { bytes in
+            rpc.receive(bytes, maxLines: max(1, limits.requestsPerTurn)) { scheduler.nowNanoseconds >= deadline }
+        }
+        toCore.removeFirst(min(consumed, toCore.count))
         // Replies made while reading go out together (the connection does not flush inside
         // `receive`).
         if rpc.hasOutput { queueToPlugin() }
         if case .closeAfterFlush = disposition {
             deliverToPlugin()
             cut()
+            return false
         }
+        return true
     }
 
     private func queueToPlugin() {
-        guard !isClosed, !toPluginQueued else { return }
+        guard pluginEndOpen, !isEnded, !toPluginQueued else { return }
         toPluginQueued = true
         scheduler.onNextTurn { [weak self] in self?.deliverToPlugin() }
     }
 
+    /// Hands the core's output to the plugin. Taken out first: the plugin's handlers run in
+    /// `onBytes`, and must never run inside the core connection's `drainOutput`.
     private func deliverToPlugin() {
         toPluginQueued = false
-        guard !isClosed, let onBytes else { return }
-        rpc.drainOutput { onBytes($0) }
+        guard pluginEndOpen, !isEnded, let onBytes else { return }
+        var out: [UInt8] = []
+        rpc.drainOutput { out.append(contentsOf: $0) }
+        if !out.isEmpty { out.withUnsafeBytes { onBytes($0) } }
+        // Reading waited for the output to go below the high-water mark.
+        if !toCore.isEmpty { queueToCore() }
     }
 
-    private func coreEnded() {
+    private func endCore() {
+        guard !isEnded else { return }
+        isEnded = true
+        toCore = []
         rpc.close()
         rpc.failAllOutgoing(reason: "the plugin's connection closed")
         ended(self)
