@@ -140,7 +140,25 @@ import Testing
         #expect(d.feed(.timer(.sync)) == [.arm(.sync, afterMS: 250)], "held: re-checked in 250 ms")
         #expect(d.m.loadingFile)
         let late = d.feed(.timer(.sync), after: 2000)
-        #expect(Self.sends(late).count == M.moving.count + 1, "past maxHold the report goes out whatever mpv said")
+        #expect(Self.sends(late).count == M.moving.count + M.tags.count + 1, "past maxHold the report goes out whatever mpv said")
+    }
+
+    /// The first report after a file started reads the file's tags too: mpv may send them as
+    /// property changes after its `playback-restart`, and an `npctl open` answered with that
+    /// report showed the title but no artist (seen under load). Later reports read what moves.
+    @Test func theFirstReportAfterAFileStartsReadsItsTags() {
+        var d = Driven.running()
+        d.feed(.event("start-file", [:]))
+        let restart = d.feed(.event("playback-restart", [:]))
+        #expect(Self.sends(restart) == (M.moving + M.tags + ["time-pos"]).map { ["get_property", .string($0)] })
+        d.feed(.reply(d.gets["metadata"] ?? -1, .success(["ARTIST": "Test Artist", "album": "Test Album"])))
+        let sent = d.answerSync()
+        let report = Self.reports(sent).first
+        let items = report?["items"]?.arrayValue ?? []
+        let index = Int(report?["index"]?.intValue ?? -1)
+        let item: JSON? = items.indices.contains(index) ? items[index] : nil
+        #expect(item?["artist"] == "Test Artist" && item?["info"]?["albumTitle"] == "Test Album", "\(String(describing: report))")
+        #expect(Self.sends(d.feed(.timer(.sync))).count == M.moving.count + 1, "the tags are read once per file")
     }
 
     // MARK: - Seek in flight

@@ -13,6 +13,7 @@ extension MPVSessionMachine {
             scheduleSync()
         case "start-file":
             loadingFile = true
+            tagsUnread = true
             holdSince = now
             state.endedFile = nil
         case "seek":

@@ -19,6 +19,10 @@ extension MPVSessionMachine {
     /// queue, before the property change, and a report from the mirror then missed that the
     /// queue had ended — the answer showed the position before the seek, 3 runs in 10).
     static let moving = ["pause", "speed", "playlist-pos", "volume", "mute", "idle-active"]
+    /// What the first report after a file started reads too: mpv sends the new file's tags as
+    /// property changes that may come after its `playback-restart` (under load, `npctl open`
+    /// answered with the title but no artist or album yet).
+    static let tags = ["metadata", "media-title", "duration"]
 
     var isHolding: Bool {
         (loadingFile || seeking || restoreStage != nil) && (now < holdSince ? 0 : now - holdSince) < Self.maxHoldNS
@@ -61,8 +65,10 @@ extension MPVSessionMachine {
         }
         syncRound = SyncRound(waiting: syncDone)
         syncDone.removeAll()
+        let tags = tagsUnread ? Self.tags : []
+        tagsUnread = false
         // mpv answers in order, so `time-pos` (asked last) answers last.
-        for name in Self.moving + ["time-pos"] { get(name, for: .sync(name)) }
+        for name in Self.moving + tags + ["time-pos"] { get(name, for: .sync(name)) }
     }
 
     /// One value of the report being read; `time-pos`, the last, sends it.
@@ -72,7 +78,7 @@ extension MPVSessionMachine {
         syncRound = round
         guard name == "time-pos" else { return }
         if live {
-            for n in Self.moving { if let v = round.fresh[n], !v.isNull { state.apply(n, v) } }
+            for n in Self.moving + Self.tags { if let v = round.fresh[n], !v.isNull { state.apply(n, v) } }
             send(report: state.report(elapsed: round.fresh["time-pos"]?.doubleValue, loading: loadingFile))
         }
         syncRound = nil

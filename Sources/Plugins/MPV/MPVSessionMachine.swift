@@ -111,6 +111,8 @@ struct MPVSessionMachine {
     var restartWaiters: [Int: RestartWaiter] = [:]
     /// A file is opening: between `start-file` and `playback-restart` its tags are not known yet.
     var loadingFile = false
+    /// A file started since the last report: the next one reads its tags too (`tags`).
+    var tagsUnread = false
     /// A seek was sent and has not landed: `time-pos` would still say where it was.
     var seeking = false
     var holdSince: UInt64 = 0
