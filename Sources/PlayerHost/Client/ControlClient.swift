@@ -53,12 +53,6 @@ public final class ControlClient: RPCClientEndpoint {
         if fd >= 0 { Glibc.close(fd); fd = -1 }
     }
 
-    /// Calls `method` and returns its result, or throws the daemon's error as `.rpc`.
-    @discardableResult
-    public func call(_ method: String, _ params: [String: JSON] = [:]) throws(ClientError) -> JSON {
-        try call(method, params: .object(params))
-    }
-
     /// Calls `method` with params by name (an object) or by position (an array).
     @discardableResult
     public func call(_ method: String, params: JSON) throws(ClientError) -> JSON {

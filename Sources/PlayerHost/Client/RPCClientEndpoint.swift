@@ -16,9 +16,17 @@ public protocol RPCClientEndpoint: AnyObject {
     func send(_ bytes: [UInt8]) throws(ClientError)
     /// The next message from the host, within `timeout`.
     func readMessage() throws(ClientError) -> JSON
+    /// Calls `method` with params by name (an object) or by position (an array).
+    func call(_ method: String, params: JSON) throws(ClientError) -> JSON
 }
 
 extension RPCClientEndpoint {
+    /// Calls `method` and returns its result, or throws the host's error as `.rpc`.
+    @discardableResult
+    public func call(_ method: String, _ params: [String: JSON] = [:]) throws(ClientError) -> JSON {
+        try call(method, params: .object(params))
+    }
+
     /// Sends the request `line` (whose id is `id`) and returns its result, or throws the host's
     /// error as `.rpc`; notifications and host requests that come first are handled on the way.
     public func exchange(_ line: [UInt8], id: Int64) throws(ClientError) -> JSON {

@@ -51,12 +51,6 @@ public final class EmbeddedClient: RPCClientEndpoint {
         host.disconnected(self)
     }
 
-    /// Calls `method` and returns its result, or throws the host's error as `.rpc`.
-    @discardableResult
-    public func call(_ method: String, _ params: [String: JSON] = [:]) throws(ClientError) -> JSON {
-        try call(method, params: .object(params))
-    }
-
     /// Calls `method` with params by name (an object) or by position (an array).
     @discardableResult
     public func call(_ method: String, params: JSON) throws(ClientError) -> JSON {
