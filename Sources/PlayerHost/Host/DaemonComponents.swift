@@ -232,7 +232,7 @@ enum DaemonComponents {
             // Built-ins set up the host's own sessions: let them finish before saying ready.
             // This runs the loop: a SIGTERM now shuts the group down (this component included).
             var rounds = 0
-            while host.inProcess.pendingCalls > 0 && rounds < 10_000 && !group.isShuttingDown {
+            while host.core.pendingPluginCalls > 0 && rounds < 10_000 && !group.isShuttingDown {
                 host.loop.run(.once)
                 rounds += 1
             }
