@@ -29,13 +29,39 @@ struct FuzzSettings {
 /// embedded host's pipe): requests queued by id until their reply, replies kept.
 protocol FuzzConnection: AnyObject {
     /// id → what was sent, until its reply arrives.
-    var pending: [Int64: String] { get }
+    var pending: [Int64: String] { get set }
     /// Replies for ids that were not pending (a second reply, or one never asked for).
-    var unexpected: [String] { get }
+    var unexpected: [String] { get set }
     var replies: [JSON] { get set }
+    /// Lines queued for the host, not written yet.
+    var outbox: [UInt8] { get set }
     /// The host hung up on this client.
     var hungUp: Bool { get }
-    func enqueue(_ bytes: [UInt8], id: Int64, what: String)
+}
+
+extension FuzzConnection {
+    func enqueue(_ bytes: [UInt8], id: Int64, what: String) {
+        pending[id] = what
+        outbox += bytes
+    }
+
+    /// One line from the host: a reply is matched to its request by id; a request (we were made
+    /// a target or a provider) is answered, so nobody waits.
+    func handle(line: ArraySlice<UInt8>) {
+        let message = line.withUnsafeBytes { try? JSONParser.parse($0, maxDepth: 512) }
+        guard let message else { return unexpected.append("unparsable line") }
+        if message["method"] != nil {
+            if let id = message["id"], !id.isNull {
+                RPCEncoder.writeReply(id: id, .success(.bool(true)), into: &outbox)
+            }
+            return
+        }
+        guard case .int(let id)? = message["id"], pending.removeValue(forKey: id) != nil else {
+            unexpected.append("reply for id \(message["id"].map { String(decoding: $0.serialized(), as: UTF8.self) } ?? "none")")
+            return
+        }
+        replies.append(message)
+    }
 }
 
 extension FuzzPeer: FuzzConnection {}
@@ -115,18 +141,13 @@ struct FuzzDriver {
 /// and answers whatever the host asks it (as a command target or a method provider might be).
 final class EmbeddedFuzzPeer: FuzzConnection {
     let client: EmbeddedClient
-    private(set) var pending: [Int64: String] = [:]
-    private(set) var unexpected: [String] = []
+    var pending: [Int64: String] = [:]
+    var unexpected: [String] = []
     var replies: [JSON] = []
     private(set) var hungUp = false
-    private var outbox: [UInt8] = []
+    var outbox: [UInt8] = []
 
     init(_ client: EmbeddedClient) { self.client = client }
-
-    func enqueue(_ bytes: [UInt8], id: Int64, what: String) {
-        pending[id] = what
-        outbox += bytes
-    }
 
     /// Sends what is queued (the host reads it at once); whether anything went.
     func flush() -> Bool {
@@ -146,27 +167,10 @@ final class EmbeddedFuzzPeer: FuzzConnection {
                 break
             }
             any = true
-            let message = line.withUnsafeBytes { try? JSONParser.parse($0, maxDepth: 512) }
-            guard let message else { unexpected.append("unparsable line"); continue }
-            handle(message)
+            handle(line: line[...])
         }
         if client.rpc.isClosed && !client.isClosed { hungUp = true }
         return any
-    }
-
-    private func handle(_ message: JSON) {
-        if message["method"] != nil {
-            // The host asks us (we were made a target or a provider): answer, so nobody waits.
-            if let id = message["id"], !id.isNull {
-                RPCEncoder.writeReply(id: id, .success(.bool(true)), into: &outbox)
-            }
-            return
-        }
-        guard case .int(let id)? = message["id"], pending.removeValue(forKey: id) != nil else {
-            unexpected.append("reply for id \(message["id"].map { String(decoding: $0.serialized(), as: UTF8.self) } ?? "none")")
-            return
-        }
-        replies.append(message)
     }
 }
 

@@ -129,12 +129,10 @@ struct FuzzRequestMaker {
 final class FuzzPeer {
     let fd: Int32
     private var inbox: [UInt8] = []
-    /// id → what was sent, until its reply arrives.
     var pending: [Int64: String] = [:]
-    /// Replies for ids that were not pending (a second reply, or one never asked for).
     var unexpected: [String] = []
     var replies: [JSON] = []
-    private var outbox: [UInt8] = []
+    var outbox: [UInt8] = []
     var hungUp = false
 
     init(path: String) throws {
@@ -147,11 +145,6 @@ final class FuzzPeer {
     }
 
     deinit { Glibc.close(fd) }
-
-    func enqueue(_ bytes: [UInt8], id: Int64, what: String) {
-        pending[id] = what
-        outbox += bytes
-    }
 
     /// Writes what the socket takes now.
     func flush() {
@@ -178,26 +171,9 @@ final class FuzzPeer {
         while let nl = inbox[start...].firstIndex(of: 0x0A) {
             let line = inbox[start..<nl]
             start = nl + 1
-            let message = line.withUnsafeBytes { try? JSONParser.parse($0, maxDepth: 512) }
-            guard let message else { unexpected.append("unparsable line"); continue }
-            handle(message)
+            handle(line: line)
         }
         inbox.removeFirst(start)
-    }
-
-    private func handle(_ message: JSON) {
-        if message["method"] != nil {
-            // The daemon asks us (we were made a target or a provider): answer, so nobody waits.
-            if let id = message["id"], !id.isNull {
-                RPCEncoder.writeReply(id: id, .success(.bool(true)), into: &outbox)
-            }
-            return
-        }
-        guard case .int(let id)? = message["id"], pending.removeValue(forKey: id) != nil else {
-            unexpected.append("reply for id \(message["id"].map { String(decoding: $0.serialized(), as: UTF8.self) } ?? "none")")
-            return
-        }
-        replies.append(message)
     }
 }
 

@@ -140,18 +140,6 @@ import Testing
 
     // MARK: The pin (issue 23)
 
-    /// An eligible session with one item; playing when `play`.
-    func makeEligible(_ c: ControlClient, _ id: String, play: Bool) throws {
-        try c.call("session.create", ["id": .string(id), "kind": "main"])
-        try c.call("audio.configure", ["session": .string(id), "category": "playback"])
-        try c.call("audio.activate", ["session": .string(id)])
-        try c.call("player.load", ["session": .string(id), "items": [["title": .string(id), "duration": 600]]])
-        try c.call("command.bindDefaults", ["session": .string(id)])
-        if play { try c.call("player.play", ["session": .string(id)]) }
-    }
-
-    func nowPlaying(_ c: ControlClient) throws -> String? { try c.call("arbiter.explain")["nowPlaying"]?.stringValue }
-
     /// A pinned paused host session is Now Playing again after a restart, over a session that
     /// plays; unpinned, the playing one takes over. (The pin's rules before the restart:
     /// `PinOverSocketTests.aPinnedPausedSessionStaysNowPlayingUntilUnpinned`.)
@@ -160,7 +148,7 @@ import Testing
         defer { d.close() }
         #expect(try d.start())
         let host = try d.client()
-        try makeEligible(host, "kept", play: false)  // the host's own: kept across the restart
+        try PinOverSocketTests.make(host, "kept", play: false)  // the host's own: kept across the restart
         try host.call("arbiter.pin", ["player": "kept"])
         #expect(try RestartSupport.waitForWrite(d, atLeast: 1))
         #expect(d.stop()?.status == 0)
@@ -169,10 +157,10 @@ import Testing
         #expect(try c.call("arbiter.explain")["pinned"] == "kept")
         let later = try d.client()
         try later.call("host.hello", ["name": "later"])
-        try makeEligible(later, "later", play: true)
-        #expect(try nowPlaying(c) == "kept", "the pin came back with the daemon")
+        try PinOverSocketTests.make(later, "later", play: true)
+        #expect(try PinOverSocketTests.nowPlaying(c) == "kept", "the pin came back with the daemon")
         #expect(try c.call("arbiter.unpin")["unpinned"] == "kept")
-        #expect(try nowPlaying(c) == "later")
+        #expect(try PinOverSocketTests.nowPlaying(c) == "later")
     }
 
     // MARK: The volume (issue 22)
