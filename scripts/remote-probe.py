@@ -53,6 +53,19 @@ def token_hash(token):
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def devices_file_when(done, seconds):
+    """The devices file's text once `done(text)` holds, or as it is after `seconds`."""
+    stored, deadline = "", time.monotonic() + seconds
+    while not done(stored) and time.monotonic() < deadline:
+        try:
+            with open(os.path.join(state_dir, "remote-devices.json")) as f:
+                stored = f.read()
+        except FileNotFoundError:
+            pass
+        time.sleep(0.02)
+    return stored
+
+
 def pair(name):
     url = rpc.call("remote.pair", {"name": name})["url"]
     status, headers, _ = get(url.split(base)[1])
@@ -108,26 +121,12 @@ async def main():
     check("pairing sets the token cookie", s == 303 and token is not None, f"status {s}")
     check("cookie HttpOnly SameSite=Strict", "HttpOnly" in cookie and "SameSite=Strict" in cookie, cookie)
     check("a used code is refused", get(url.split(base)[1])[0] == 403)
-    stored, deadline = "", time.monotonic() + 3  # written off the loop, just after the reply
-    while token and token_hash(token) not in stored and time.monotonic() < deadline:
-        try:
-            with open(os.path.join(state_dir, "remote-devices.json")) as f:
-                stored = f.read()
-        except FileNotFoundError:
-            pass
-        time.sleep(0.02)
+    stored = devices_file_when(lambda s: not token or token_hash(token) in s, 3)  # written off the loop, after the reply
     check("token hashed at rest", token not in stored and token_hash(token) in stored)
     # A burst of pairings, each a write of the devices file off the loop: one write at a time,
     # the last with every device (two at once shared a temporary file).
     burst = [pair(f"burst{i}")[2] for i in range(8)]
-    stored, deadline = "", time.monotonic() + 5
-    while not all(t and token_hash(t) in stored for t in burst) and time.monotonic() < deadline:
-        try:
-            with open(os.path.join(state_dir, "remote-devices.json")) as f:
-                stored = f.read()
-        except FileNotFoundError:
-            pass
-        time.sleep(0.02)
+    stored = devices_file_when(lambda s: all(t and token_hash(t) in s for t in burst), 5)
     check("a burst of pairings all reach the devices file", all(t and token_hash(t) in stored for t in burst),
           f"{sum(1 for t in burst if t and token_hash(t) in stored)} of {len(burst)}")
     check("paired page 200", get("/", token)[0] == 200)

@@ -15,17 +15,6 @@ extension MPVEndToEndTests.Isolation {
         return poll(&pfd, 1, 0) > 0
     }
 
-    /// The error `method` answers with, nil if it succeeds.
-    func refusal(_ c: ControlClient, _ method: String, _ params: [String: JSON]) throws -> RPCError? {
-        do throws(ClientError) {
-            _ = try c.call(method, params)
-            return nil
-        } catch {
-            guard case .rpc(let e) = error else { throw error }
-            return e
-        }
-    }
-
     func request(_ method: String, _ params: JSON, id: Int64) -> [UInt8] {
         var line: [UInt8] = []
         RPCEncoder.request(method: method, params: params, id: id, into: &line)
@@ -64,7 +53,7 @@ extension MPVEndToEndTests.Isolation {
             (["urls": ["one.ogg"]], "neither an absolute file path nor a URL"),
         ]
         for r in refused {
-            let e = try #require(try refusal(f.client, "mpv.open", r.params), "accepted: \(r.params)")
+            let e = try #require(try RestartSupport.refusal(f.client, "mpv.open", r.params), "accepted: \(r.params)")
             #expect(e.code == RPCErrorCode.invalidParams.rawValue)
             #expect(e.message.contains(r.says), "\(e.message)")
         }

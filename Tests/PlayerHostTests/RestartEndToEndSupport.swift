@@ -71,7 +71,7 @@ enum RestartSupport {
         (try c.call("session.list").arrayValue ?? []).compactMap { $0["id"]?.stringValue }
     }
 
-    /// The error `method` answers with, nil if it succeeds.
+    /// The error `method` answers with, nil if it succeeds (here and in `MPVEndToEndTests`).
     static func refusal(_ c: ControlClient, _ method: String, _ params: [String: JSON]) throws -> RPCError? {
         do throws(ClientError) {
             _ = try c.call(method, params)
